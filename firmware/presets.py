@@ -1,0 +1,63 @@
+"""The table of named time controls the arbiter can pick from: data, not code.
+
+Each row: (name, code, mode, periods) with periods as `[time_s, moves, bonus, bonus_s]`
+(see timecontrol.py). `code` is what the 4-digit display shows while choosing (max 4
+characters from the seven-segment alphabet). The order is the order on the clock; index 0 is
+the default of a new clock.
+"""
+
+from micropython import const
+from timecontrol import (
+    BONUS_BRONSTEIN,
+    BONUS_DELAY,
+    BONUS_FISCHER,
+    BONUS_NONE,
+    MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    MODE_UPCOUNT,
+    from_seconds,
+)
+
+_F = const(1)  # BONUS_FISCHER, spelled short for the table below
+_D = const(3)  # BONUS_DELAY
+
+PRESETS = (
+    # FIDE classical: 90 min for 40 moves, then 30 min, 30 s increment from move 1.
+    ("FIDE 90/40+30, 30 s inc", "FIdE", MODE_COUNTDOWN, ((5400, 40, _F, 30), (1800, 0, _F, 30))),
+    ("90 min + 30 s", "9030", MODE_COUNTDOWN, ((5400, 0, _F, 30),)),
+    ("Rapid 25+10", "2510", MODE_COUNTDOWN, ((1500, 0, _F, 10),)),
+    ("Rapid 15+10", "1510", MODE_COUNTDOWN, ((900, 0, _F, 10),)),
+    ("Rapid 10+5", "10 5", MODE_COUNTDOWN, ((600, 0, _F, 5),)),
+    ("Blitz 5+3", " 5 3", MODE_COUNTDOWN, ((300, 0, _F, 3),)),
+    ("Blitz 3+2", " 3 2", MODE_COUNTDOWN, ((180, 0, _F, 2),)),
+    ("Blitz 5+0", " 5 0", MODE_COUNTDOWN, ((300, 0, BONUS_NONE, 0),)),
+    ("Bullet 1+0", " 1 0", MODE_COUNTDOWN, ((60, 0, BONUS_NONE, 0),)),
+    ("US Chess G/90;d5", "G90d", MODE_COUNTDOWN, ((5400, 0, _D, 5),)),
+    ("US Chess G/60;d5", "G60d", MODE_COUNTDOWN, ((3600, 0, _D, 5),)),
+    ("US Chess 40/120, SD/60;d5", "40 2", MODE_COUNTDOWN, ((7200, 40, _D, 5), (3600, 0, _D, 5))),
+    ("Bronstein G/25, 5 s", "br25", MODE_COUNTDOWN, ((1500, 0, BONUS_BRONSTEIN, 5),)),
+    ("Classic 40/120, 20/60, 30", "CL3P", MODE_COUNTDOWN,
+        ((7200, 40, BONUS_NONE, 0), (3600, 20, BONUS_NONE, 0), (1800, 0, BONUS_NONE, 0))),
+    ("Rapid G/60, no bonus", "G60", MODE_COUNTDOWN, ((3600, 0, BONUS_NONE, 0),)),
+    ("Hourglass 1 min", "Hr 1", MODE_HOURGLASS, ((60, 0, BONUS_NONE, 0),)),
+    ("Stopwatch (count up)", "UP", MODE_UPCOUNT, ((0, 0, BONUS_NONE, 0),)),
+)  # fmt: skip
+
+COUNT = len(PRESETS)
+
+# The table's one-letter aliases must match the real constants.
+assert _F == BONUS_FISCHER and _D == BONUS_DELAY
+
+
+def control(index):
+    """The TimeControl of preset `index` (0..COUNT-1)."""
+    name, _code, mode, periods = PRESETS[index]
+    return from_seconds(mode, periods, name)
+
+
+def code(index):
+    return PRESETS[index][1]
+
+
+def name(index):
+    return PRESETS[index][0]
