@@ -160,11 +160,19 @@ class Game:
 
     # ------------------------------------------------------------ queries
     def bonus(self, side):
-        """(kind, ms) of the per-move bonus side `side` currently plays with."""
+        """(kind, ms) of the per-move bonus side `side` currently plays with (allocates a
+        tuple: for display and tests; the hot path uses bonus_kind / bonus_ms)."""
+        return self.bonus_kind(side), self.bonus_ms(side)
+
+    def bonus_kind(self, side):
         if self.override_bonus != BONUS_NONE:
-            return self.override_bonus, self.override_ms
-        p = self.control.periods[self.period[side]]
-        return p[2], p[3]
+            return self.override_bonus
+        return self.control.periods[self.period[side]][2]
+
+    def bonus_ms(self, side):
+        if self.override_bonus != BONUS_NONE:
+            return self.override_ms
+        return self.control.periods[self.period[side]][3]
 
     def _elapsed(self, now):
         if self.state == RUNNING:
@@ -182,10 +190,9 @@ class Game:
             return -elapsed if mode == MODE_HOURGLASS else 0
         if mode == MODE_UPCOUNT:
             return -elapsed
-        if mode == MODE_COUNTDOWN:
-            kind, amount = self.bonus(side)
-            if kind == BONUS_DELAY:
-                return elapsed - amount if elapsed > amount else 0
+        if mode == MODE_COUNTDOWN and self.bonus_kind(side) == BONUS_DELAY:
+            amount = self.bonus_ms(side)
+            return elapsed - amount if elapsed > amount else 0
         return elapsed
 
     def remaining(self, side, now):
@@ -198,10 +205,9 @@ class Game:
         """ms of simple delay still unused in the current move (0 if none): shown by the UI."""
         if side != self.running or self.state not in (RUNNING, PAUSED):
             return 0
-        kind, amount = self.bonus(side)
-        if kind != BONUS_DELAY:
+        if self.bonus_kind(side) != BONUS_DELAY:
             return 0
-        d = amount - self._elapsed(now)
+        d = self.bonus_ms(side) - self._elapsed(now)
         return d if d > 0 else 0
 
     def deadline(self):
@@ -213,9 +219,8 @@ class Game:
         if self.flagged[s]:
             return -1
         d = self.turn_start + self.main[s]
-        kind, amount = self.bonus(s)
-        if kind == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
-            d += amount
+        if self.bonus_kind(s) == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
+            d += self.bonus_ms(s)
         return d
 
     def is_last_period(self, side):
@@ -299,7 +304,8 @@ class Game:
         if self.flagged[s]:
             m = 0  # no time reaches a fallen flag except by an arbiter correction
         elif mode == MODE_COUNTDOWN:
-            kind, amount = self.bonus(s)
+            kind = self.bonus_kind(s)
+            amount = self.bonus_ms(s)
             if kind == BONUS_FISCHER:
                 m += amount
             elif kind == BONUS_BRONSTEIN:

@@ -1,0 +1,77 @@
+"""The engine's hot path allocates nothing: proven under MicroPython with heap_lock (any
+allocation inside the lock raises MemoryError). Skipped under CPython, which has no such lock."""
+
+import sys
+import unittest
+
+import engine as E
+import micropython
+import presets
+from monoclock import MonoClock
+
+ON_MICROPYTHON = sys.implementation.name == "micropython"
+
+
+@unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
+class NoAllocation(unittest.TestCase):
+    def check_preset(self, index, **opts):
+        g = E.Game(presets.control(index), **opts)
+        t = 1_000
+        g.press(0, t)
+        for _ in range(4):  # warm up
+            t += 1_500
+            g.press(g.running, t)
+        clock = MonoClock(1 << 29)
+        stamp = 1 << 29
+        total = 0
+        n = 200
+        micropython.heap_lock()  # nothing below may allocate: not even a range() object
+        try:
+            while n:
+                n -= 1
+                stamp = (stamp + 7_919) & ((1 << 30) - 1)
+                clock.update(stamp)
+                now = clock.ms_at(stamp)
+                # results are folded small so that `total` itself never becomes a big int
+                total ^= g.tick(t + now % 3)
+                total ^= g.remaining(0, t) ^ g.remaining(1, t) ^ g.deadline()
+                total ^= g.delay_left(g.running, t)
+                t += 1_234
+                total ^= g.press(g.running, t)
+                total ^= g.press(1 - g.running, t)  # ignored press
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(total != 0)
+        self.assertEqual(g.log_count, 204)
+
+    def test_fischer(self):
+        self.check_preset(0)
+
+    def test_fischer_before_and_flag_transition(self):
+        self.check_preset(0, inc_before=True, transition=E.TRANSITION_FLAG)
+
+    def test_simple_delay(self):
+        self.check_preset(11)
+
+    def test_bronstein(self):
+        self.check_preset(12)
+
+    def test_hourglass(self):
+        self.check_preset(15)
+
+    def test_no_bonus_three_periods(self):
+        self.check_preset(13)
+
+
+@unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
+class HeapLockBites(unittest.TestCase):
+    def test_the_lock_catches_an_allocation(self):
+        caught = False
+        micropython.heap_lock()
+        try:
+            [1, 2, 3]  # noqa: B018 (allocation on purpose)
+        except MemoryError:
+            caught = True
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(caught)

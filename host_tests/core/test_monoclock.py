@@ -1,0 +1,49 @@
+"""MonoClock: the wrap of ticks_us never shows, long moves stay exact, stamps map to one grid."""
+
+import unittest
+from time import ticks_add
+
+from monoclock import MonoClock
+
+PERIOD = 1 << 30
+NEAR_WRAP = PERIOD - 3_000_000  # 3 s before the wrap
+
+
+class MonoClockTest(unittest.TestCase):
+    def test_counts_across_the_wrap(self):
+        c = MonoClock(NEAR_WRAP)
+        t = NEAR_WRAP
+        for _ in range(10):
+            t = ticks_add(t, 1_000_500)
+            c.update(t)
+        self.assertEqual(c.ms, 10_005)
+
+    def test_a_two_hour_move_updated_every_10_ms_has_no_drift(self):
+        c = MonoClock(NEAR_WRAP)
+        t = NEAR_WRAP
+        for _ in range(2 * 3600 * 100):
+            t = ticks_add(t, 10_000)
+            c.update(t)
+        self.assertEqual(c.ms, 7_200_000)
+
+    def test_stamps_before_and_after_the_last_update(self):
+        c = MonoClock(NEAR_WRAP)
+        c.update(ticks_add(NEAR_WRAP, 5_000_700))  # ms = 5000, rem = 700
+        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 5_000_000)), 5_000)
+        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 4_999_999)), 4_999)
+        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 5_001_000)), 5_001)
+
+    def test_an_old_value_does_not_move_the_clock_back(self):
+        c = MonoClock(NEAR_WRAP)
+        c.update(ticks_add(NEAR_WRAP, 2_000_000))
+        c.update(ticks_add(NEAR_WRAP, 1_000_000))
+        self.assertEqual(c.ms, 2_000)
+
+    def test_every_start_point_gives_the_same_count(self):
+        for start in (0, 1, NEAR_WRAP, PERIOD - 1, PERIOD // 2):
+            c = MonoClock(start)
+            t = start
+            for _ in range(50):
+                t = ticks_add(t, 123_457)
+                c.update(t)
+            self.assertEqual(c.ms, 50 * 123_457 // 1000)
