@@ -1,0 +1,75 @@
+"""The board: the one module that knows the pin map (hardware/README.md) and creates the
+Pin, PWM, ADC, Timer and WDT objects. Everything else is handed what it needs.
+
+    left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
+    left lever    GP6 (to GND, pull-up)        right lever    GP7
+    PLAY/PAUSE    GP10   SET GP11   MINUS GP12   PLUS GP13   (to GND, pull-ups)
+    buzzer        GP15 (PWM, passive piezo)    side LEDs      left GP8, right GP9 (high = on)
+    battery       ADC3 (GP29) = VSYS / 3
+"""
+
+import machine
+from buttons import Buttons
+from buzzer import Buzzer
+from levers import Levers
+from micropython import const
+from tm1637 import TM1637
+
+_LEFT_CLK = const(2)
+_LEFT_DIO = const(3)
+_RIGHT_CLK = const(4)
+_RIGHT_DIO = const(5)
+_LEFT_LEVER = const(6)
+_RIGHT_LEVER = const(7)
+_LEFT_LED = const(8)
+_RIGHT_LED = const(9)
+_PLAY = const(10)
+_SET = const(11)
+_MINUS = const(12)
+_PLUS = const(13)
+_BUZZER = const(15)
+_BATTERY_ADC = const(3)
+
+BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
+BATTERY_FULL_MV = const(4_500)
+
+
+def _display(clk, dio):
+    Pin = machine.Pin
+    return TM1637(Pin(clk, Pin.OUT, value=1), Pin(dio, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1))
+
+
+class Board:
+    def __init__(self):
+        Pin = machine.Pin
+        self.displays = (_display(_LEFT_CLK, _LEFT_DIO), _display(_RIGHT_CLK, _RIGHT_DIO))
+        self.levers = Levers(
+            Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP), Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP)
+        )
+        self.buttons = Buttons(
+            tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
+        )
+        self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
+        self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
+        self.adc = machine.ADC(_BATTERY_ADC)
+        self.timer = machine.Timer(-1)
+        self.idle = machine.idle  # looked up at boot: the host harness replaces it
+
+    def start_timer(self, hz, callback):
+        self.timer.init(mode=machine.Timer.PERIODIC, freq=hz, callback=callback)
+
+    def watchdog(self, timeout_ms):
+        return machine.WDT(timeout=timeout_ms)
+
+    def set_leds(self, mask):
+        self.leds[0].value(mask & 1)
+        self.leds[1].value((mask >> 1) & 1)
+
+    def battery_mv(self):
+        """VSYS in mV (the Pico divides it by 3 before ADC3)."""
+        return self.adc.read_u16() * 9_900 // 65_535
+
+    def battery_percent(self):
+        mv = self.battery_mv()
+        pct = (mv - BATTERY_EMPTY_MV) * 100 // (BATTERY_FULL_MV - BATTERY_EMPTY_MV)
+        return 0 if pct < 0 else 100 if pct > 100 else pct

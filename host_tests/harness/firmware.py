@@ -1,0 +1,144 @@
+"""Run the real firmware (firmware/main.py, unmodified) on the simulated board.
+
+`SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
+default), puts live TM1637 models on the display pins, and runs main.py with its flash
+filesystem in a host folder. The main loop's `machine.idle()` advances virtual time to the
+next timer or host event, so the loop runs exactly as on the board, only as fast as the
+host can go. Control comes back to the caller through host events that stop the run.
+
+Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS GP13.
+"""
+
+import os
+import runpy
+import sys
+from pathlib import Path
+
+import machine
+
+from harness import tm1637_decode, vtime
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRMWARE = ROOT / "firmware"
+
+LEVER = {"left": 6, "right": 7}
+BUTTON = {"play": 10, "set": 11, "minus": 12, "plus": 13}
+DISPLAY_PINS = ((2, 3), (4, 5))
+LED_PINS = (8, 9)
+
+
+class Stop(Exception):
+    """Raised by a host event to hand control back from the firmware's endless loop."""
+
+
+class PowerOff(Exception):
+    """The simulated power switch."""
+
+
+def _idle():
+    """machine.idle() on the host: sleep until the next timer or host event is due."""
+    events = machine._board.events
+    if not events:
+        machine.advance(1000)
+        return
+    due = min(e[0] for e in events)
+    machine.advance(max(0, due - vtime.current.us))
+
+
+class SimulatedClock:
+    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, chdir=True):
+        self.flash_dir = str(flash_dir)
+        self.start_us = start_us
+        self.vt = None
+        self.chips = None
+        self.app = None
+        self.main_globals = None
+        self.power_on()
+
+    # ----------------------------------------------------------- power
+    def power_on(self):
+        machine.host_reset()
+        self.vt = vtime.install(vtime.VirtualTime(self.start_us))
+        machine.idle = _idle
+        self.chips = tuple(
+            tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio)) for clk, dio in DISPLAY_PINS
+        )
+        self._booted = False
+
+    def _boot_and_run(self):
+        """Start main.py (first call) or resume its loop (later calls)."""
+        if not self._booted:
+            self._booted = True
+            sys.path.insert(0, str(FIRMWARE))
+            cwd = os.getcwd()
+            os.chdir(self.flash_dir)
+            try:
+                for name in list(sys.modules):
+                    if name in _FIRMWARE_MODULES:
+                        del sys.modules[name]  # a fresh boot imports fresh modules
+                import app as app_module
+
+                original_init = app_module.App.__init__
+                runner = self
+
+                def init(self_app, board, root=".", fs=os):
+                    original_init(self_app, board, root, fs)
+                    runner.app = self_app
+
+                app_module.App.__init__ = init
+                try:
+                    runpy.run_path(str(FIRMWARE / "main.py"), run_name="__main__")
+                finally:
+                    app_module.App.__init__ = original_init
+            finally:
+                os.chdir(cwd)
+        else:
+            cwd = os.getcwd()
+            os.chdir(self.flash_dir)
+            try:
+                self.app.run_loop()
+            finally:
+                os.chdir(cwd)
+
+    def run_ms(self, ms):
+        """Let the firmware run for `ms` of virtual time."""
+
+        def stop():
+            raise Stop()
+
+        machine.after(ms * 1000, stop)
+        try:
+            self._boot_and_run()
+        except Stop:
+            pass
+
+    def power_cycle(self, off_ms=1000):
+        self.power_on()
+        self.vt.advance_ms(off_ms)
+        self.app = None
+
+    # ---------------------------------------------------------- inputs
+    def press(self, name, hold_ms=80):
+        """Press and release a lever or button (by name), then keep running."""
+        pin = LEVER.get(name, BUTTON.get(name))
+        machine.press(pin)
+        self.run_ms(hold_ms)
+        machine.release(pin)
+        self.run_ms(60)
+
+    def hold(self, name, ms):
+        self.press(name, ms)
+
+    # --------------------------------------------------------- outputs
+    def display(self, side):
+        """(text, colon) the chip on that side shows now."""
+        return self.chips[side].text()
+
+    def displays(self):
+        return self.display(0), self.display(1)
+
+    def leds(self):
+        return tuple(machine.Pin(p).value() for p in LED_PINS)
+
+
+_FIRMWARE_MODULES = {p.stem for p in FIRMWARE.glob("*.py")}
