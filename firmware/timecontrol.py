@@ -104,9 +104,12 @@ class TimeControl:
             if bonus != BONUS_NONE:
                 text += ", %s %s" % (BONUS_NAMES[bonus], _seconds(bonus_ms))
             parts.append(text)
+        text = "; then ".join(parts)
         if self.mode != MODE_COUNTDOWN:
-            parts.append(MODE_NAMES[self.mode])
-        return "; then ".join(parts)
+            text = MODE_NAMES[self.mode]
+            if self.mode == MODE_HOURGLASS:
+                text += ", %s each" % _minutes(self.periods[0][0])
+        return text
 
 
 def from_seconds(mode, periods, name="custom"):
