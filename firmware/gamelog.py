@@ -1,0 +1,155 @@
+"""Owns the move logs of the last games: ROOT/games/gNNN.json, NNN counting 000..999 and
+wrapping, only the newest KEEP_GAMES kept.
+
+File format (tools read it; do not change):
+  {"version": 1, "control": "<preset name or 'custom'>", "white": 0|1 (side that played
+   White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
+   "moves": [[side, move_no, used_ms, left_ms], ...]}
+The file is streamed row by row into gNNN.json.tmp and renamed into place
+(storage.write_atomic), so a long game never needs one big string in RAM.
+
+No counter file: the numbers in use form one short run on the 1000-number circle, and the
+newest is the one just before the widest gap (so 998, 999, 000 orders 000 as newest).
+"""
+
+import json
+import os
+
+import storage
+from micropython import const
+
+KEEP_GAMES = const(20)
+GAMES_DIR = "games"
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+_SPAN = const(1000)  # file numbers 000..999
+_RETRIES = const(3)  # full flash: delete this many oldest logs at most, then give up
+_READ_LIMIT = const(65536)  # bytes; only used to rescue a log cut before its rename
+
+
+def _number(name):
+    """NNN of "gNNN.json", or -1 for any other name."""
+    if len(name) != 9 or name[0] != "g" or not name.endswith(".json"):
+        return -1
+    digits = name[1:4]
+    if not digits.isdigit():
+        return -1
+    return int(digits)
+
+
+def _name(n):
+    return "g%03d.json" % n
+
+
+def _newest_first(numbers):
+    """The numbers in use, newest first (see module doc)."""
+    nums = sorted(numbers)
+    if not nums:
+        return []
+    last = len(nums) - 1
+    newest = last  # the gap from the highest back round to the lowest wins ties
+    widest = nums[0] + _SPAN - nums[last]
+    for i in range(last):
+        gap = nums[i + 1] - nums[i]
+        if gap > widest:
+            widest = gap
+            newest = i
+    out = []
+    for k in range(len(nums)):
+        out.append(nums[(newest - k) % len(nums)])
+    return out
+
+
+def list_games(root, fs=os):
+    """File names ("gNNN.json") of the stored game logs, newest first; [] when none."""
+    try:
+        entries = fs.listdir(storage.join(root, GAMES_DIR))
+    except OSError:
+        return []
+    numbers = []
+    for e in entries:
+        n = _number(e)
+        if n >= 0:
+            numbers.append(n)
+    return [_name(n) for n in _newest_first(numbers)]
+
+
+def _tidy(folder, fs):
+    """Rename a whole gNNN.json.tmp left by a power cut into place; drop cut ones."""
+    try:
+        entries = fs.listdir(folder)
+    except OSError:
+        return
+    for e in entries:
+        if e.endswith(storage.TMP) and _number(e[: -len(storage.TMP)]) >= 0:
+            main = storage.join(folder, e[: -len(storage.TMP)])
+            storage.recover_json(main, fs, _READ_LIMIT)
+
+
+def _row(row):
+    if not isinstance(row, (list, tuple)) or len(row) != 4:
+        raise ValueError("move row")
+    for x in row:
+        if type(x) is not int:
+            raise ValueError("move row")
+    side, move_no, used_ms, left_ms = row
+    if side not in (0, 1) or move_no < 0 or used_ms < 0:
+        raise ValueError("move row")
+    return "[%d, %d, %d, %d]" % (side, move_no, used_ms, left_ms)
+
+
+def _chunks(control_name, white, result, reason, moves):
+    """The file's text in small pieces: the header, one row at a time, the end."""
+    yield '{"version": 1, "control": %s, "white": %d, "result": %s, "reason": %s, "moves": [' % (
+        json.dumps(control_name),
+        white,
+        json.dumps(result),
+        json.dumps(reason),
+    )
+    sep = "\n"
+    for row in moves:
+        yield sep + _row(row)
+        sep = ",\n"
+    yield "\n]}\n"
+
+
+def save_game_log(root, control_name, white, result, reason, moves, fs=os):
+    """Write the next game log; returns its file name ("gNNN.json") or None when nothing
+    was written (bad arguments, a bad move row, or the flash failed). `moves` yields
+    [side, move_no, used_ms, left_ms] rows (ints; side 0/1, move_no and used_ms >= 0).
+    After a success only the KEEP_GAMES newest logs remain. On a full flash the oldest logs
+    are deleted to make room (at most 3 of them), if `moves` can be iterated again (a list
+    or tuple, not a generator)."""
+    if not isinstance(control_name, str) or not isinstance(reason, str):
+        return None
+    if type(white) is not int or white not in (0, 1) or result not in RESULTS:
+        return None
+    folder = storage.join(root, GAMES_DIR)
+    try:
+        fs.mkdir(folder)
+    except OSError:
+        pass  # already there (or the write below reports the failure)
+    _tidy(folder, fs)
+    names = list_games(root, fs)
+    number = (_number(names[0]) + 1) % _SPAN if names else 0
+    name = _name(number)
+    names = [n for n in names if n != name]  # only with 1000 logs: it gets overwritten
+    path = storage.join(folder, name)
+    again = iter(moves) is not moves
+    tries = 0
+    while True:
+        try:
+            storage.write_atomic(path, _chunks(control_name, white, result, reason, moves), fs)
+            break
+        except OSError as e:
+            tries += 1
+            if storage.errno_of(e) != storage.ENOSPC or not again or not names:
+                return None
+            if tries > _RETRIES:
+                return None
+            storage.delete(storage.join(folder, names.pop()), fs)
+        except Exception:
+            return None  # ValueError from a bad row, MemoryError
+    for old in names[KEEP_GAMES - 1 :]:
+        storage.delete(storage.join(folder, old), fs)
+    return name

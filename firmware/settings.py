@@ -1,0 +1,269 @@
+"""Owns the clock's settings (/settings.json) and its resume-after-power-loss state
+(/game.json): the schema, its validation, and loading/saving them through storage.
+
+Pure part (no I/O, never raises on any JSON value): defaults(), validate(), check_control(),
+check_game(). Shell part: load(), save(), save_game(), load_game(), clear_game(); they take
+the directory `root` and an os-like `fs` (see storage.py) and never raise on a bad file.
+
+Settings schema (defaults in brackets):
+  "sound" bool [True]; "freeze" bool [True] (FIDE: both clocks stop at the first flag in the
+  last period); "inc_before" bool [False] (Fischer increment added after the move);
+  "transition" 0 next period by move count / 1 at flag fall [0]; "rules" 0 FIDE / 1 US Chess
+  [0]; "brightness" 0..7 [4]; "low_time_s" 0..600 s, 0 = off [10];
+  "control" [{"preset": 0}]: {"preset": index 0..n_presets-1} or
+  {"custom": {"mode": 0 countdown / 1 hourglass / 2 upcount,
+              "periods": [[time_s, moves, bonus_kind, bonus_s], ...]}}.
+A custom control has 1..4 periods; time_s 0..36000, moves 0..200 (0 = rest of the game:
+the last period, and only it), bonus_kind 0 none / 1 Fischer / 2 Bronstein / 3 delay,
+bonus_s 0..300. As in timecontrol.TimeControl, a countdown needs starting time in its first
+period (or a delay), and hourglass/upcount have exactly one period without bonus.
+Integers are JSON integers: true/false or 4.0 are not a brightness, 1 is not a bool.
+"""
+
+import json
+import os
+
+import storage
+from micropython import const
+
+# load() status
+OK = const(0)
+DEFAULTS_MISSING = const(1)  # no settings file yet: defaults
+DEFAULTS_CORRUPT = const(2)  # file unreadable or not a JSON object: defaults
+FIXED_INVALID = const(3)  # some keys were missing or bad and now hold their defaults
+
+# validate() problem codes: problems maps a key to one of these
+MISSING = "missing"
+TYPE = "type"
+RANGE = "range"
+WHOLE = "*"  # the problems key used when the value is not an object at all
+
+SETTINGS_FILE = "settings.json"
+GAME_FILE = "game.json"
+
+_MAX_PERIODS = const(4)
+_MAX_TIME_S = const(36000)  # 10 h
+_MAX_MOVES = const(200)
+_MAX_BONUS = const(3)  # bonus kinds 0..3
+_BONUS_DELAY = const(3)
+_MAX_BONUS_S = const(300)
+_MAX_MODE = const(2)
+_MODE_COUNTDOWN = const(0)
+
+_GAME_VERSION = const(1)
+_MAX_SNAP = const(64)  # ints in a game snapshot
+_MAX_OPTS = const(16)
+_INT32 = const(0x7FFFFFFF)  # snapshot ints must fit in 32 bits
+_ANY_PRESET = const(256)  # preset bound when the caller gives none
+
+_BOOL = const(0)
+_INT = const(1)
+# key, kind, low, high, default (low/high unused for bools)
+_SIMPLE = (
+    ("sound", _BOOL, 0, 1, True),
+    ("freeze", _BOOL, 0, 1, True),
+    ("inc_before", _BOOL, 0, 1, False),
+    ("transition", _INT, 0, 1, 0),
+    ("rules", _INT, 0, 1, 0),
+    ("brightness", _INT, 0, 7, 4),
+    ("low_time_s", _INT, 0, 600, 10),
+)
+
+
+def defaults():
+    """A fresh settings dict holding every default."""
+    s = {}
+    for key, _kind, _lo, _hi, default in _SIMPLE:
+        s[key] = default
+    s["control"] = {"preset": 0}
+    return s
+
+
+def _is_int(v):
+    return type(v) is int  # bool is not an int here (JSON true is not 1)
+
+
+def _check_simple(v, kind, lo, hi):
+    if kind == _BOOL:
+        return None if type(v) is bool else TYPE
+    if not _is_int(v):
+        return TYPE
+    return None if lo <= v <= hi else RANGE
+
+
+def _custom(c):
+    """(normalized custom dict, None) or (None, TYPE / RANGE)."""
+    if not isinstance(c, dict) or "mode" not in c or "periods" not in c:
+        return None, TYPE
+    mode = c["mode"]
+    periods = c["periods"]
+    if not _is_int(mode) or not isinstance(periods, (list, tuple)):
+        return None, TYPE
+    n = len(periods)
+    if not 0 <= mode <= _MAX_MODE or not 1 <= n <= _MAX_PERIODS:
+        return None, RANGE
+    out = []
+    for i in range(n):
+        p = periods[i]
+        if not isinstance(p, (list, tuple)) or len(p) != 4:
+            return None, TYPE
+        for x in p:
+            if not _is_int(x):
+                return None, TYPE
+        time_s, moves, bonus, bonus_s = p
+        if not (
+            0 <= time_s <= _MAX_TIME_S
+            and 0 <= moves <= _MAX_MOVES
+            and 0 <= bonus <= _MAX_BONUS
+            and 0 <= bonus_s <= _MAX_BONUS_S
+        ):
+            return None, RANGE
+        if (moves == 0) != (i == n - 1):
+            return None, RANGE  # only the last period is "rest of the game", and it must be
+        out.append([time_s, moves, bonus, bonus_s])
+    first = out[0]
+    if mode == _MODE_COUNTDOWN:
+        if first[0] == 0 and first[2] != _BONUS_DELAY:
+            return None, RANGE  # a countdown from zero flags at once
+    elif n != 1 or first[2] != 0:
+        return None, RANGE  # hourglass / upcount: one period, no bonus
+    return {"mode": mode, "periods": out}, None
+
+
+def _control(c, n_presets):
+    """(normalized control, None) or (None, TYPE / RANGE)."""
+    if not isinstance(c, dict):
+        return None, TYPE
+    has_preset = "preset" in c
+    if has_preset == ("custom" in c):
+        return None, TYPE  # exactly one of the two
+    if has_preset:
+        i = c["preset"]
+        if not _is_int(i):
+            return None, TYPE
+        if not 0 <= i < n_presets:
+            return None, RANGE
+        return {"preset": i}, None
+    custom, code = _custom(c["custom"])
+    if code:
+        return None, code
+    return {"custom": custom}, None
+
+
+def check_control(c, n_presets):
+    """A fresh, normalized copy of the control `c`, or None when it is not valid."""
+    return _control(c, n_presets)[0]
+
+
+def validate(raw, n_presets):
+    """(settings, problems): `settings` has every key, each valid; `problems` maps each key
+    that was missing, wrong-typed or out of range (and so replaced by its default) to
+    MISSING / TYPE / RANGE, or is {WHOLE: TYPE} when `raw` is not a dict. Unknown keys are
+    dropped silently. Never raises; `n_presets` >= 1 (preset 0 is the default)."""
+    out = defaults()
+    problems = {}
+    if not isinstance(raw, dict):
+        problems[WHOLE] = TYPE
+        return out, problems
+    for key, kind, lo, hi, _default in _SIMPLE:
+        if key not in raw:
+            problems[key] = MISSING
+            continue
+        v = raw[key]
+        code = _check_simple(v, kind, lo, hi)
+        if code:
+            problems[key] = code
+        else:
+            out[key] = v
+    if "control" not in raw:
+        problems["control"] = MISSING
+    else:
+        c, code = _control(raw["control"], n_presets)
+        if code:
+            problems["control"] = code
+        else:
+            out["control"] = c
+    return out, problems
+
+
+def _int_list(v, low, high):
+    if not isinstance(v, (list, tuple)) or not low <= len(v) <= high:
+        return None
+    for x in v:
+        if not _is_int(x) or not -_INT32 - 1 <= x <= _INT32:
+            return None
+    return list(v)
+
+
+def check_game(obj, n_presets=_ANY_PRESET):
+    """The resume state {"v": 1, "control": <control>, "snap": [1..64 ints],
+    "opts": [0..16 ints]} as a fresh normalized dict (other keys dropped), or None when
+    `obj` is anything else. Ints must fit in 32 bits. Never raises."""
+    if not isinstance(obj, dict):
+        return None
+    v = obj.get("v")
+    if not _is_int(v) or v != _GAME_VERSION:
+        return None
+    control = check_control(obj.get("control"), n_presets)
+    snap = _int_list(obj.get("snap"), 1, _MAX_SNAP)
+    opts = _int_list(obj.get("opts"), 0, _MAX_OPTS)
+    if control is None or snap is None or opts is None:
+        return None
+    return {"v": _GAME_VERSION, "control": control, "snap": snap, "opts": opts}
+
+
+def load(root, n_presets, fs=os):
+    """(settings, status) with status OK / DEFAULTS_MISSING / DEFAULTS_CORRUPT /
+    FIXED_INVALID; the settings are always complete and valid. Never raises."""
+    try:
+        raw, st = storage.read_json(storage.join(root, SETTINGS_FILE), fs)
+    except Exception:
+        raw, st = None, storage.CORRUPT
+    if st == storage.MISSING:
+        return defaults(), DEFAULTS_MISSING
+    if raw is None:
+        return defaults(), DEFAULTS_CORRUPT
+    s, problems = validate(raw, n_presets)
+    return s, FIXED_INVALID if problems else OK
+
+
+def save(root, settings, fs=os):
+    """Write `settings` atomically. False when it could not be written (full flash, I/O
+    error, not JSON-serializable); the previous file is then left as it was."""
+    try:
+        text = json.dumps(settings)
+        storage.write_atomic(storage.join(root, SETTINGS_FILE), text, fs)
+    except (OSError, TypeError, ValueError, MemoryError):
+        return False
+    return True
+
+
+def save_game(root, obj, fs=os):
+    """Write the resume state atomically. False (and the previous file kept) when `obj`
+    fails check_game() or the write fails."""
+    game = check_game(obj)
+    if game is None:
+        return False
+    try:
+        storage.write_atomic(storage.join(root, GAME_FILE), json.dumps(game), fs)
+    except (OSError, MemoryError):
+        return False
+    return True
+
+
+def load_game(root, fs=os, n_presets=_ANY_PRESET):
+    """The saved resume state (see check_game), or None for no file, a corrupt file or
+    anything that does not validate. Never raises."""
+    try:
+        raw, _st = storage.read_json(storage.join(root, GAME_FILE), fs)
+    except Exception:
+        return None
+    return check_game(raw, n_presets)
+
+
+def clear_game(root, fs=os):
+    """Forget the resume state. True when no game file is left."""
+    try:
+        return storage.delete(storage.join(root, GAME_FILE), fs)
+    except Exception:
+        return False

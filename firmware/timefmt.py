@@ -1,0 +1,116 @@
+"""Time formatting for the 4-digit displays: milliseconds to 4 characters plus the colon.
+
+Pure module: the time comes in as an int (ms); the characters go into a caller-provided
+bytearray(4) as ASCII codes (feed it to segments.encode_into); the colon state is the return
+value (1 = on, 0 = off). Nothing allocates (for |t_ms| < 2**30, i.e. MicroPython small ints),
+so the tick loop can call it every frame.
+
+Display legend (the layout is chosen from the *rounded* value, so a layout boundary is crossed
+exactly when the shown value crosses it):
+
+    time shown     display  colon  countdown (up)          countup (down)
+    >= 10 h        HHhM     off    10:35:00    -> "10h4"   10:35:00    -> "10h3"
+    1 h .. < 10 h  HhMM     off    1:28:01     -> "1h29"   1:28:01     -> "1h28"
+    10 s .. < 1 h  MM:SS    on     5:06.200    -> " 5:07"  5:07.900    -> " 5:07"
+    0 .. < 10 s    _S:t_    on     4.21 s      -> " 4:3 "  4.29 s      -> " 4:2 "
+    0              _0:0_    on     0           -> " 0:0 "  0           -> " 0:0 "
+
+(H = hours, M in HHhM = tens of minutes, MM = minutes with a blank leading zero below 10
+in MM:SS, S = seconds, t = tenths, _ = blank digit.)
+
+The tenths layout (digit 0 blank, seconds, colon, tenths, digit 3 blank) is told apart from
+M:SS by the blank last digit. Its threshold is the `tenths_below_ms` argument (default
+10 000 ms; values above 10 000 are treated as 10 000, 0 turns tenths off and then 0 shows
+" 0:00").
+
+Countdown (`countdown_into`) rounds *up* to the resolution shown, so the display never shows
+zero while time is left and shows zero exactly when the time is 0: 9 999 ms is " 0:10",
+3 599 001 ms is "1h00", 3 599 000 ms is "59:59". Up-counting (`countup_into`, stopwatch mode)
+rounds *down* with the same layouts. Both are monotonic in the time. Negative times show as
+0 and times beyond the largest value show "99h5" (99 h 50 min), so bad input never raises.
+"""
+
+from micropython import const
+
+_TENTHS_MAX_MS = const(10_000)  # the tenths layout has one seconds digit
+_MS_S = const(1_000)
+_MS_MIN = const(60_000)
+_MS_10MIN = const(600_000)
+_MIN_10H = const(600)  # minutes in 10 h
+_S_1H = const(3_600)
+_TENS_MAX = const(599)  # 99 h 50 min in tens of minutes
+_C0 = const(48)  # ord("0")
+_BLANK = const(32)  # ord(" ")
+_H = const(104)  # ord("h")
+
+
+def _div(t, unit, up):
+    # Integer quotient of t / unit, rounded up or down.
+    if up:
+        return (t + unit - 1) // unit
+    return t // unit
+
+
+def format_into(buf, t_ms, up, tenths_below_ms=_TENTHS_MAX_MS):
+    """Write 4 ASCII codes for `t_ms` into `buf` (bytearray(4)); return the colon (1/0).
+
+    `up` = True rounds up (countdown), False rounds down (stopwatch)."""
+    if t_ms < 0:
+        t_ms = 0
+    if tenths_below_ms > _TENTHS_MAX_MS:
+        tenths_below_ms = _TENTHS_MAX_MS
+    m = _div(t_ms, _MS_MIN, up)
+    if m >= _MIN_10H:
+        tens = _div(t_ms, _MS_10MIN, up)
+        if tens > _TENS_MAX:
+            tens = _TENS_MAX
+        h = tens // 6
+        buf[0] = _C0 + h // 10
+        buf[1] = _C0 + h % 10
+        buf[2] = _H
+        buf[3] = _C0 + tens % 6
+        return 0
+    s = _div(t_ms, _MS_S, up)
+    if s >= _S_1H:
+        buf[0] = _C0 + m // 60
+        buf[1] = _H
+        buf[2] = _C0 + (m % 60) // 10
+        buf[3] = _C0 + m % 10
+        return 0
+    tenths = _div(t_ms, 100, up)
+    if tenths * 100 < tenths_below_ms:
+        buf[0] = _BLANK
+        buf[1] = _C0 + tenths // 10
+        buf[2] = _C0 + tenths % 10
+        buf[3] = _BLANK
+        return 1
+    m = s // 60
+    buf[0] = _C0 + m // 10 if m >= 10 else _BLANK
+    buf[1] = _C0 + m % 10
+    buf[2] = _C0 + (s % 60) // 10
+    buf[3] = _C0 + s % 10
+    return 1
+
+
+def countdown_into(buf, t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+    """Remaining time `t_ms`, rounded up: see the module legend. Returns the colon (1/0)."""
+    return format_into(buf, t_ms, True, tenths_below_ms)
+
+
+def countup_into(buf, t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+    """Elapsed time `t_ms`, rounded down: see the module legend. Returns the colon (1/0)."""
+    return format_into(buf, t_ms, False, tenths_below_ms)
+
+
+def countdown(t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+    """Convenience for tests: (4-character str, colon 1/0). Allocates."""
+    buf = bytearray(4)
+    colon = countdown_into(buf, t_ms, tenths_below_ms)
+    return bytes(buf).decode(), colon
+
+
+def countup(t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+    """Convenience for tests: (4-character str, colon 1/0). Allocates."""
+    buf = bytearray(4)
+    colon = countup_into(buf, t_ms, tenths_below_ms)
+    return bytes(buf).decode(), colon

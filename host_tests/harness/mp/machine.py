@@ -1,0 +1,714 @@
+"""CPython stand-in for MicroPython's `machine` module as the rp2 port (RP2040) behaves.
+
+The firmware sees the MicroPython API: Pin, Timer, PWM, ADC, WDT, disable_irq/enable_irq,
+reset, reset_cause, unique_id, freq, idle, lightsleep. Time is the virtual clock of
+host_tests/harness/vtime.py (`vtime.current`, looked up on every call, so a clock installed
+later by a test is used).
+
+Behaviour copied from the rp2 port (facts, not code):
+- `Pin(id)` alone returns the pin without touching its configuration; with any further
+  argument it runs `init`, which sets the mode (None = keep), the pull unconditionally (None =
+  no pull) and `value=` (the initial output; OPEN_DRAIN defaults to 1 = released). The same
+  GPIO always gives the same object. Pins are 0..29, "GPn" or "LED" (GPIO 25).
+- OPEN_DRAIN is emulated: value 0 drives low, value 1 releases the line. `value()` reads
+  the pad, i.e. the real line level, in every mode.
+- `pin.irq(handler, trigger=IRQ_FALLING | IRQ_RISING, hard=False)` calls `handler(pin)` on
+  each matching edge of the line; `pin.irq().flags()` gives the edges of the current call.
+  Hard handlers run at once; soft ones go through micropython.schedule (the host shim runs
+  them at once too). While interrupts are disabled, handlers wait and run at `enable_irq`.
+- `Timer(-1)` only (other ids raise ValueError); `init` takes keyword arguments only:
+  mode=PERIODIC (default) / ONE_SHOT, period= in units of 1/tick_hz s (tick_hz=1000), or
+  freq= in Hz, and callback(timer). Timers fire only when virtual time is advanced with
+  `advance()` (or during sleeps after `hook_sleep()`).
+- `PWM(pin, freq=, duty_u16=, duty_ns=, invert=)`: 8 slices of 2 channels (GPIO n is slice
+  (n >> 1) & 7, channel n & 1) and the two channels share the frequency; freq must be within
+  the RP2040's range (about 8 Hz .. half the system clock) or ValueError; the output starts
+  once both freq and duty are set; `deinit()` stops the slice and a later duty set restarts
+  it. `freq()` reads back the frequency the divider really gives; `duty_u16()` reads back the
+  value set (the board rounds it to the slice's resolution).
+- `ADC(0..4 | 26..29 | Pin)`: read_u16 gives the 12-bit reading scaled to 16 bits.
+- `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
+
+Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
+OPEN_DRAIN at 0), the external drivers (test/simulator; any 0 wins, wired-AND), the pull
+(up = 1, down = 0), or else it keeps its last level (a floating input). At power-up a GPIO is
+an input with the pull-down on, as on the RP2040. A push-pull output fighting an external
+driver wins and is counted in `pin.contention`.
+
+Host API (tests and the simulator; not in MicroPython):
+- `pin.drive(level, source="ext")`: an external driver on the line (0, 1, or None to
+  release); `press(id)` / `release(id)` do the same for an active-low switch.
+- `pin.trace`: deque of (seq, t_us, level) for every level change; seq is global over all
+  pins, so traces of several pins merge in order. `pin.watch(fn)`: fn(gpio, level) after
+  every level change (devices such as the TM1637 model in tm1637_decode.py).
+- `advance(us)` / `advance_ms(ms)`: move virtual time, firing due timers, host events and
+  the watchdog in time order (ties in creation order). `after(delay_us, fn)`: a host event.
+- `hook_sleep()`: make time.sleep_us/sleep_ms advance through `advance()` (timers fire).
+- `set_adc_u16(channel, value)`, `set_adc_volts(channel, volts)`.
+- `check_wdt()`; a watchdog that runs out raises WatchdogReset (from advance, feed or
+  check_wdt) and appends ("wdt", t_us) to `resets`; `reset()` raises Reset and records
+  ("soft", t_us).
+- `host_reset()`: a fresh board (pins, timers, PWM, ADC, watchdog, interrupt state).
+"""
+
+import os
+import sys
+from collections import deque
+
+import micropython
+
+try:
+    from harness import vtime
+except ImportError:  # run without host_tests on sys.path (e.g. from tools/)
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    from harness import vtime
+
+TRACE_LIMIT = 200_000  # level changes kept per pin
+_NUM_GPIO = 30
+_WDT_MAX_MS = 8388
+
+PWRON_RESET = 1
+WDT_RESET = 3
+
+
+class WatchdogReset(Exception):
+    """The watchdog ran out: the board would reboot here."""
+
+
+class Reset(Exception):
+    """machine.reset() was called: the board would reboot here."""
+
+
+def _now():
+    return vtime.current.us
+
+
+# ---------------------------------------------------------------------------- board state
+
+
+class _Board:
+    def __init__(self):
+        self.seq = 0  # global order of level changes
+        self.pins = {}  # gpio -> Pin
+        self.events = []  # scheduled [deadline_us, order, callable], see _schedule
+        self.order = 0
+        self.irq_enabled = True
+        self.pending = []  # (handler, arg, hard) waiting for enable_irq
+        self.pwm_slices = [None] * 8  # slice -> _Slice
+        self.adc = [0, 0, 0, 0, 14_000]  # u16 per channel; ch 4 ~ 27 C sensor reading
+        self.wdt = None
+        self.resets = []
+        self.cause = PWRON_RESET
+        self.cpu_hz = 125_000_000
+
+
+_board = _Board()
+resets = _board.resets
+
+
+def host_reset():
+    """A fresh board: forget pins, timers, PWM, ADC values, watchdog and interrupt state."""
+    global _board, resets
+    _board = _Board()
+    resets = _board.resets
+
+
+def _deliver(fn, arg, hard):
+    if not _board.irq_enabled:
+        _board.pending.append((fn, arg, hard))
+    elif hard:
+        fn(arg)
+    else:
+        micropython.schedule(fn, arg)
+
+
+# ---------------------------------------------------------------------------- Pin
+
+
+class _Irq:
+    def __init__(self, pin):
+        self._pin = pin
+        self.handler = None
+        self.trig = 0
+        self.hard = False
+        self._flags = 0
+
+    def flags(self):
+        return self._flags
+
+    def trigger(self, new=None):
+        if new is None:
+            return self.trig
+        self.trig = new
+        self._flags = 0
+        return 0
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    ALT = 3
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+    ALT_PWM = 4
+    ALT_SIO = 5
+
+    def __new__(cls, id, *args, **kwargs):
+        gpio = _gpio_number(id)
+        pin = _board.pins.get(gpio)
+        if pin is None:
+            pin = object.__new__(cls)
+            pin._setup(gpio)
+            _board.pins[gpio] = pin
+        return pin
+
+    def __init__(self, id, *args, **kwargs):
+        if args or kwargs:
+            self.init(*args, **kwargs)
+
+    def _setup(self, gpio):
+        self.gpio = gpio
+        self._mode = Pin.IN
+        self._pull = Pin.PULL_DOWN
+        self._out = 0  # output latch
+        self._func = Pin.ALT_SIO
+        self._ext = {}  # source -> 0/1 of external drivers
+        self._level = 0
+        self._irq = _Irq(self)
+        self.trace = deque(maxlen=TRACE_LIMIT)
+        self.watchers = []
+        self.contention = 0
+
+    def __repr__(self):
+        names = ("IN", "OUT", "OPEN_DRAIN", "ALT")
+        return "Pin(GPIO%d, mode=%s)" % (self.gpio, names[self._mode])
+
+    # -- MicroPython API
+
+    def init(self, mode=None, pull=None, *, value=None, alt=None):
+        if mode is not None:
+            if mode == Pin.OUT:
+                if value is not None:
+                    self._out = 1 if value else 0
+            elif mode == Pin.OPEN_DRAIN:
+                self._out = (1 if value else 0) if value is not None else 1
+            elif mode not in (Pin.IN, Pin.ALT):
+                raise ValueError("invalid pin mode")
+            self._mode = mode
+            self._func = alt if mode == Pin.ALT else Pin.ALT_SIO
+        self._pull = 0 if pull is None else pull
+        self._update()
+
+    def value(self, x=None):
+        if x is None:
+            return self._level
+        self._out = 1 if x else 0
+        self._update()
+        return None
+
+    def __call__(self, x=None):
+        return self.value(x)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+    high = on
+    low = off
+
+    def toggle(self):
+        self.value(0 if self._out else 1)
+
+    def irq(self, *args, **kwargs):
+        """irq(handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False); with no
+        arguments returns the irq object unchanged, like the rp2 port."""
+        if args or kwargs:
+            self._irq_set(*args, **kwargs)
+        return self._irq
+
+    def _irq_set(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        irq = self._irq
+        irq.handler = handler
+        irq.trig = trigger if handler is not None else 0
+        irq.hard = bool(hard)
+        irq._flags = 0
+
+    # -- host API
+
+    def drive(self, level, source="ext"):
+        """External driver `source` drives the line to `level` (0/1) or releases it (None)."""
+        if level is None:
+            self._ext.pop(source, None)
+        else:
+            self._ext[source] = 1 if level else 0
+        self._update()
+
+    def watch(self, fn):
+        self.watchers.append(fn)
+
+    def unwatch(self, fn):
+        self.watchers.remove(fn)
+
+    def mode(self):
+        return self._mode
+
+    def pull(self):
+        return self._pull
+
+    def is_driving(self):
+        """True while the chip itself drives the line (OUT, or OPEN_DRAIN pulling low)."""
+        return self._own_drive() is not None
+
+    # -- line model
+
+    def _own_drive(self):
+        if self._func != Pin.ALT_SIO:
+            return None
+        if self._mode == Pin.OUT:
+            return self._out
+        if self._mode == Pin.OPEN_DRAIN and self._out == 0:
+            return 0
+        return None
+
+    def _resolve(self):
+        own = self._own_drive()
+        ext = None
+        if self._ext:
+            ext = 0 if 0 in self._ext.values() else 1
+        if own is not None:
+            if ext is not None and ext != own:
+                self.contention += 1
+            return own
+        if ext is not None:
+            return ext
+        if self._pull == Pin.PULL_UP:
+            return 1
+        if self._pull == Pin.PULL_DOWN:
+            return 0
+        return self._level  # floating: keeps its last level
+
+    def _update(self):
+        new = self._resolve()
+        if new == self._level:
+            return
+        self._level = new
+        _board.seq += 1
+        self.trace.append((_board.seq, _now(), new))
+        irq = self._irq
+        edge = Pin.IRQ_RISING if new else Pin.IRQ_FALLING
+        if irq.handler is not None and irq.trig & edge:
+            irq._flags = edge
+            _deliver(irq.handler, self, irq.hard)
+        for fn in list(self.watchers):
+            fn(self.gpio, new)
+
+
+def _gpio_number(id):
+    if isinstance(id, Pin):
+        return id.gpio
+    if isinstance(id, str):
+        if id == "LED":
+            return 25
+        if id.startswith("GP") and id[2:].isdigit():
+            id = int(id[2:])
+        else:
+            raise ValueError('unknown named pin "%s"' % id)
+    if isinstance(id, int) and not isinstance(id, bool) and 0 <= id < _NUM_GPIO:
+        return id
+    raise ValueError("invalid pin")
+
+
+def press(id):
+    """An active-low switch on GPIO `id` closes (line to ground)."""
+    Pin(id).drive(0)
+
+
+def release(id):
+    """The switch on GPIO `id` opens (the line goes back to its pull)."""
+    Pin(id).drive(None)
+
+
+# ---------------------------------------------------------------------------- virtual time
+
+
+class _Event:
+    """Handle of a host event made by after()."""
+
+    def __init__(self, fn, delay_us):
+        self.fn = fn
+        self.entry = _schedule(_now() + delay_us, self._fire)
+
+    def _fire(self):
+        self.entry = None
+        self.fn()
+
+    def cancel(self):
+        if self.entry is not None and self.entry in _board.events:
+            _board.events.remove(self.entry)
+        self.entry = None
+
+
+def _schedule(deadline_us, fn):
+    _board.order += 1
+    entry = [deadline_us, _board.order, fn]
+    _board.events.append(entry)
+    return entry
+
+
+def after(delay_us, fn):
+    """Host event: call fn() when virtual time reaches now + delay_us. Returns a handle
+    with cancel()."""
+    return _Event(fn, delay_us)
+
+
+def _next_due(limit_us):
+    due = None
+    for entry in _board.events:
+        if entry[0] <= limit_us and (due is None or entry[:2] < due[:2]):
+            due = entry
+    wdt = _board.wdt
+    if wdt is not None and wdt._deadline < limit_us:
+        # The watchdog fires strictly after its deadline: a feed exactly at it is in time.
+        if due is None or wdt._deadline < due[0]:
+            return None, wdt
+    return due, None
+
+
+def advance(us):
+    """Move virtual time forward by `us`, running every timer, host event and watchdog that
+    falls due, in time order, with the clock set to each one's deadline."""
+    if us < 0:
+        raise ValueError("time does not run backwards")
+    vt = vtime.current
+    target = vt.us + us
+    while True:
+        entry, wdt = _next_due(target)
+        if wdt is not None:
+            vt.us = wdt._deadline + 1
+            wdt._bite()
+        if entry is None:
+            break
+        _board.events.remove(entry)
+        if entry[0] > vt.us:
+            vt.us = entry[0]
+        entry[2]()
+    vt.us = target
+
+
+def advance_ms(ms):
+    advance(ms * 1000)
+
+
+def now_us():
+    """Virtual time in us (unbounded, not wrapped like ticks_us)."""
+    return vtime.current.us
+
+
+def hook_sleep():
+    """Route time.sleep_us / sleep_ms through advance(), so timers fire during sleeps.
+    vtime.install() undoes it; call again after installing a new clock."""
+    import time
+
+    time.sleep_us = advance
+    time.sleep_ms = advance_ms
+
+
+# ---------------------------------------------------------------------------- Timer
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id=-1, **kwargs):
+        if id != -1:
+            raise ValueError("Timer doesn't exist")
+        self._entry = None
+        self._mode = Timer.PERIODIC
+        self._delta_us = 0
+        self._callback = None
+        if kwargs:
+            self.init(**kwargs)
+
+    def init(self, *, mode=PERIODIC, callback=None, period=0xFFFFFFFF, tick_hz=1000, freq=None):
+        self.deinit()
+        self._mode = mode
+        if freq is not None:
+            self._delta_us = int(1_000_000 / freq)
+        else:
+            self._delta_us = period * 1_000_000 // tick_hz
+        if self._delta_us < 1:
+            self._delta_us = 1
+        self._callback = callback
+        self._arm(_now() + self._delta_us)
+
+    def _arm(self, deadline):
+        self._entry = _schedule(deadline, self._fire)
+
+    def _fire(self):
+        deadline = self._entry[0]
+        self._entry = None
+        if self._mode == Timer.PERIODIC:
+            self._arm(deadline + self._delta_us)
+        if self._callback is not None:
+            _deliver(self._callback, self, False)
+
+    def deinit(self):
+        if self._entry is not None and self._entry in _board.events:
+            _board.events.remove(self._entry)
+        self._entry = None
+
+    def __repr__(self):
+        mode = "ONE_SHOT" if self._mode == Timer.ONE_SHOT else "PERIODIC"
+        return "Timer(mode=%s, tick_hz=1000000, period=%d)" % (mode, self._delta_us)
+
+
+# ---------------------------------------------------------------------------- PWM
+
+
+class _Slice:
+    def __init__(self):
+        self.div16 = 16
+        self.top = 0xFFFF
+        self.freq_set = False
+        self.enabled = False
+
+
+class PWM:
+    def __init__(self, dest, freq=None, *, duty_u16=None, duty_ns=None, invert=None):
+        pin = dest if isinstance(dest, Pin) else Pin(dest)
+        self.gpio = pin.gpio
+        self._slice_no = (pin.gpio >> 1) & 7
+        if _board.pwm_slices[self._slice_no] is None:
+            _board.pwm_slices[self._slice_no] = _Slice()
+        self._duty = None  # duty_u16 last set, or None
+        self.invert = 0
+        self.trace = []  # (t_us, freq_hz, duty_u16, sounding) after each change
+        pin._func = Pin.ALT_PWM
+        pin._update()
+        self.init(freq, duty_u16=duty_u16, duty_ns=duty_ns, invert=invert)
+
+    @property
+    def _slice(self):
+        return _board.pwm_slices[self._slice_no]
+
+    def init(self, freq=None, *, duty_u16=None, duty_ns=None, invert=None):
+        if freq is not None:
+            self._set_freq(freq)
+        if duty_u16 is not None:
+            self._set_duty(duty_u16)
+        if duty_ns is not None:
+            self.duty_ns(duty_ns)
+        if invert is not None:
+            self.invert = 1 if invert else 0
+        self._start()
+
+    def freq(self, value=None):
+        s = self._slice
+        if value is None:
+            src = _board.cpu_hz
+            d = s.div16 * (s.top + 1)
+            return (16 * src + d // 2) // d
+        self._set_freq(value)
+        self._start()
+        return None
+
+    def duty_u16(self, value=None):
+        if value is None:
+            return self._duty or 0
+        self._set_duty(value)
+        self._start()
+        return None
+
+    def duty_ns(self, value=None):
+        s = self._slice
+        slice_hz = (16 * _board.cpu_hz + s.div16 // 2) // s.div16
+        if value is None:
+            cc = ((self._duty or 0) * (s.top + 1) + 65535 // 2) // 65535
+            return (cc * 1_000_000_000 + slice_hz // 2) // slice_hz
+        cc = (value * slice_hz + 500_000_000) // 1_000_000_000
+        if cc > 65535:
+            raise ValueError("duty larger than period")
+        self._set_duty(min(65535, cc * 65535 // (s.top + 1)))
+        self._start()
+        return None
+
+    def deinit(self):
+        self._slice.enabled = False
+        self._record()
+
+    def sounding(self):
+        """Host API: True while this output toggles (slice running, 0 < duty < 100 %)."""
+        return self._slice.enabled and self._duty is not None and 0 < self._duty < 65535
+
+    def _set_freq(self, f):
+        src = _board.cpu_hz
+        if f <= 0:
+            raise ValueError("freq too small")
+        top_max = 65534
+        if (src + f // 2) // f < top_max:
+            div16 = 16
+            top = (src + f // 2) // f - 1
+        else:
+            div16 = -(-16 * src // (top_max * f))
+            d = div16 * f
+            top = (16 * src + d // 2) // d - 1
+        if top < 1:
+            raise ValueError("freq too large")
+        if div16 >= 256 * 16:
+            raise ValueError("freq too small")
+        s = self._slice
+        s.div16 = div16
+        s.top = top
+        s.freq_set = True
+
+    def _set_duty(self, value):
+        if not 0 <= value <= 65535:
+            raise ValueError("duty_u16 must be from 0 to 65535")
+        self._duty = value
+
+    def _start(self):
+        s = self._slice
+        if s.freq_set and self._duty is not None:
+            s.enabled = True
+        self._record()
+
+    def _record(self):
+        row = (_now(), self.freq() if self._slice.freq_set else 0, self._duty, self.sounding())
+        if not self.trace or self.trace[-1][1:] != row[1:]:
+            self.trace.append(row)
+
+
+# ---------------------------------------------------------------------------- ADC
+
+
+class ADC:
+    CORE_TEMP = 4
+
+    def __init__(self, id):
+        if isinstance(id, Pin):
+            id = id.gpio
+            if not 26 <= id <= 29:
+                raise ValueError("Pin doesn't have ADC capabilities")
+        if 26 <= id <= 29:
+            id -= 26
+        if not 0 <= id <= 4:
+            raise ValueError("invalid ADC channel")
+        self.channel = id
+
+    def read_u16(self):
+        return _board.adc[self.channel]
+
+
+def set_adc_u16(channel, value):
+    """Host API: what ADC(channel).read_u16() returns (0..65535)."""
+    if not 0 <= value <= 65535:
+        raise ValueError("u16 out of range")
+    _board.adc[channel] = value
+
+
+def set_adc_volts(channel, volts, vref=3.3):
+    """Host API: the pin sits at `volts`; read_u16 gives the 12-bit conversion scaled to 16
+    bits the way the rp2 port does it (raw << 4 | raw >> 8)."""
+    raw = int(round(volts / vref * 4095))
+    raw = max(0, min(4095, raw))
+    _board.adc[channel] = raw << 4 | raw >> 8
+
+
+# ---------------------------------------------------------------------------- WDT
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        if id != 0:
+            raise ValueError("WDT(%d) doesn't exist" % id)
+        if not 0 < timeout <= _WDT_MAX_MS:
+            raise ValueError("timeout exceeds %d" % _WDT_MAX_MS)
+        self.timeout_ms = timeout
+        self._deadline = _now() + timeout * 1000
+        _board.wdt = self
+
+    def feed(self):
+        check_wdt()
+        self._deadline = _now() + self.timeout_ms * 1000
+
+    def _bite(self):
+        _board.wdt = None
+        _board.cause = WDT_RESET
+        _board.resets.append(("wdt", self._deadline))
+        raise WatchdogReset("watchdog not fed for %d ms" % self.timeout_ms)
+
+
+def check_wdt():
+    """Host API: raise WatchdogReset if the watchdog's time ran out."""
+    wdt = _board.wdt
+    if wdt is not None and _now() > wdt._deadline:
+        wdt._bite()
+
+
+# ---------------------------------------------------------------------------- misc
+
+
+def disable_irq():
+    """Returns the previous state for enable_irq. Locks the heap (as micropython-lib's fake
+    does) so allocation inside a critical section fails where heap_lock is real."""
+    state = 1 if _board.irq_enabled else 0
+    _board.irq_enabled = False
+    micropython.heap_lock()
+    return state
+
+
+def enable_irq(state=1):
+    micropython.heap_unlock()
+    if state:
+        _board.irq_enabled = True
+        pending, _board.pending = _board.pending, []
+        for fn, arg, hard in pending:
+            _deliver(fn, arg, hard)
+
+
+def irq_enabled():
+    """Host API: False inside disable_irq()."""
+    return _board.irq_enabled
+
+
+def reset():
+    _board.resets.append(("soft", _now()))
+    raise Reset("machine.reset()")
+
+
+def soft_reset():
+    reset()
+
+
+def reset_cause():
+    return _board.cause
+
+
+def unique_id():
+    return b"\xe6\x61\x38\x30\x43\x2c\x5a\x27"
+
+
+def freq(hz=None):
+    if hz is None:
+        return _board.cpu_hz
+    _board.cpu_hz = int(hz)
+    return None
+
+
+def idle():
+    pass
+
+
+def lightsleep(ms=None):
+    if ms is not None:
+        advance_ms(ms)
+
+
+def bootloader():
+    raise Reset("machine.bootloader()")

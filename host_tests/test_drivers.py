@@ -1,0 +1,870 @@
+"""Drivers on the fake board: TM1637 traffic, levers, buttons, buzzer, and the fake `machine`
+itself (pins, IRQs, timers, PWM, ADC, watchdog). Virtual time only; nothing sleeps."""
+
+import machine
+import pytest
+import segments
+import timefmt
+from buttons import LONG, MINUS, PLAY, PLUS, REPEAT, SET, SHORT, Buttons, button_of, kind_of
+from buzzer import BEEP, CONFIRM, FLAG, Buzzer
+from harness import tm1637_decode
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from levers import Levers
+from tm1637 import TM1637
+
+CLK, DIO = 16, 17
+LEFT_PIN, RIGHT_PIN = 2, 3
+
+
+@pytest.fixture
+def board(vt):
+    machine.host_reset()
+    return vt
+
+
+def ticks(vt):
+    return vt.ticks_us()
+
+
+# ---------------------------------------------------------------------------- fake machine
+
+
+class TestFakePin:
+    def test_pull_up_reads_high_until_driven(self, board):
+        p = machine.Pin(5, machine.Pin.IN, machine.Pin.PULL_UP)
+        assert p.value() == 1
+        machine.press(5)
+        assert p.value() == 0 and p() == 0
+        machine.release(5)
+        assert p.value() == 1
+
+    def test_power_up_state_is_input_with_pull_down(self, board):
+        p = machine.Pin(6)
+        assert p.mode() == machine.Pin.IN and p.value() == 0
+
+    def test_same_gpio_same_object_and_plain_pin_keeps_config(self, board):
+        p = machine.Pin(7, machine.Pin.OUT, value=1)
+        q = machine.Pin(7)
+        assert q is p and q.mode() == machine.Pin.OUT and q.value() == 1
+        assert machine.Pin("GP7") is p
+        assert machine.Pin("LED") is machine.Pin(25)
+
+    def test_invalid_pins(self, board):
+        for bad in (-1, 30, "GPX", "D4"):
+            with pytest.raises(ValueError):
+                machine.Pin(bad)
+
+    def test_init_without_pull_disables_the_pull(self, board):
+        p = machine.Pin(8, machine.Pin.IN, machine.Pin.PULL_UP)
+        p.init(machine.Pin.IN)  # pull=None: no pull, the floating line keeps its level
+        assert p.pull() == 0 and p.value() == 1
+        p.drive(0)
+        p.drive(None)
+        assert p.value() == 0
+
+    def test_out_value_on_off_toggle(self, board):
+        p = machine.Pin(9, machine.Pin.OUT)
+        p.on()
+        assert p.value() == 1
+        p.off()
+        assert p.value() == 0
+        p.toggle()
+        assert p.value() == 1
+        p(0)
+        assert p.value() == 0
+
+    def test_value_on_input_is_latched_for_later_output(self, board):
+        p = machine.Pin(10, machine.Pin.IN, machine.Pin.PULL_DOWN)
+        p.value(1)
+        assert p.value() == 0
+        p.init(machine.Pin.OUT)
+        assert p.value() == 1
+
+    def test_open_drain(self, board):
+        p = machine.Pin(11, machine.Pin.OPEN_DRAIN, machine.Pin.PULL_UP)
+        assert p.value() == 1  # default value=1: released
+        p.value(0)
+        assert p.value() == 0 and p.is_driving()
+        p.value(1)
+        assert p.value() == 1 and not p.is_driving()
+        p.drive(0, source="chip")  # someone else pulls the released line low
+        assert p.value() == 0 and p.contention == 0
+
+    def test_push_pull_contention_is_counted(self, board):
+        p = machine.Pin(12, machine.Pin.OUT, value=1)
+        p.drive(0)
+        assert p.value() == 1 and p.contention == 1
+
+    def test_irq_fires_on_the_right_edge_only(self, board):
+        p = machine.Pin(13, machine.Pin.IN, machine.Pin.PULL_UP)
+        seen = []
+        p.irq(
+            lambda pin: seen.append((pin, pin.irq().flags())), machine.Pin.IRQ_FALLING, hard=True
+        )
+        machine.press(13)
+        machine.press(13)  # no change, no edge
+        machine.release(13)
+        assert seen == [(p, machine.Pin.IRQ_FALLING)]
+        p.irq(None)
+        machine.press(13)
+        assert len(seen) == 1
+
+    def test_irq_default_trigger_is_both_edges(self, board):
+        p = machine.Pin(14, machine.Pin.IN, machine.Pin.PULL_UP)
+        seen = []
+        p.irq(lambda pin: seen.append(pin.value()))
+        machine.press(14)
+        machine.release(14)
+        assert seen == [0, 1]
+
+    def test_irq_waits_while_disabled(self, board):
+        p = machine.Pin(15, machine.Pin.IN, machine.Pin.PULL_UP)
+        seen = []
+        p.irq(lambda pin: seen.append(machine.irq_enabled()), machine.Pin.IRQ_FALLING, hard=True)
+        state = machine.disable_irq()
+        machine.press(15)
+        assert seen == []
+        machine.enable_irq(state)
+        assert seen == [True]
+
+    def test_nested_disable_irq(self, board):
+        outer = machine.disable_irq()
+        inner = machine.disable_irq()
+        machine.enable_irq(inner)
+        assert not machine.irq_enabled()
+        machine.enable_irq(outer)
+        assert machine.irq_enabled()
+
+    def test_trace_orders_changes_across_pins(self, board):
+        a = machine.Pin(18, machine.Pin.OUT, value=0)
+        b = machine.Pin(19, machine.Pin.OUT, value=0)
+        a.on()
+        b.on()
+        a.off()
+        seqs = sorted(
+            [(s, "a", lv) for s, _, lv in a.trace] + [(s, "b", lv) for s, _, lv in b.trace]
+        )
+        assert [(n, lv) for _, n, lv in seqs] == [("a", 1), ("b", 1), ("a", 0)]
+
+    def test_watchers_see_level_changes(self, board):
+        p = machine.Pin(20, machine.Pin.OUT, value=0)
+        seen = []
+        p.watch(lambda gpio, level: seen.append((gpio, level)))
+        p.on()
+        p.on()
+        assert seen == [(20, 1)]
+
+
+class TestFakeTimer:
+    def test_periodic_fires_at_virtual_deadlines(self, board):
+        hits = []
+        t = machine.Timer(-1)
+        t.init(mode=machine.Timer.PERIODIC, period=10, callback=lambda tm: hits.append(board.us))
+        start = board.us
+        machine.advance_ms(35)
+        assert [h - start for h in hits] == [10_000, 20_000, 30_000]
+        assert board.us == start + 35_000
+        t.deinit()
+        machine.advance_ms(50)
+        assert len(hits) == 3
+
+    def test_one_shot_and_freq(self, board):
+        hits = []
+        machine.Timer(-1, mode=machine.Timer.ONE_SHOT, freq=1000, callback=hits.append)
+        machine.advance(5_000)
+        assert len(hits) == 1
+
+    def test_only_virtual_timer_exists(self, board):
+        with pytest.raises(ValueError):
+            machine.Timer(0)
+
+    def test_init_takes_keywords_only(self, board):
+        with pytest.raises(TypeError):
+            machine.Timer(-1).init(machine.Timer.PERIODIC)
+
+    def test_events_run_in_time_then_creation_order(self, board):
+        order = []
+        machine.after(2_000, lambda: order.append("b"))
+        machine.Timer(
+            -1, mode=machine.Timer.ONE_SHOT, period=1, callback=lambda t: order.append("a")
+        )
+        machine.after(1_000, lambda: order.append("a2"))
+        cancelled = machine.after(500, lambda: order.append("never"))
+        cancelled.cancel()
+        machine.advance(3_000)
+        assert order == ["a", "a2", "b"]
+
+    def test_timer_waits_while_irq_disabled(self, board):
+        hits = []
+        machine.Timer(-1, mode=machine.Timer.ONE_SHOT, period=1, callback=hits.append)
+        state = machine.disable_irq()
+        machine.advance(2_000)
+        assert hits == []
+        machine.enable_irq(state)
+        assert len(hits) == 1
+
+    def test_hook_sleep_fires_timers(self, board):
+        import time
+
+        hits = []
+        machine.Timer(-1, mode=machine.Timer.ONE_SHOT, period=1, callback=hits.append)
+        machine.hook_sleep()
+        time.sleep_us(1_500)
+        assert len(hits) == 1
+
+
+class TestFakePWM:
+    def test_freq_duty_and_trace(self, board):
+        pwm = machine.PWM(machine.Pin(22))
+        assert not pwm.sounding()
+        pwm.freq(2000)
+        assert not pwm.sounding()  # no duty yet
+        pwm.duty_u16(32768)
+        assert pwm.sounding() and pwm.freq() == 2000 and pwm.duty_u16() == 32768
+        pwm.deinit()
+        assert not pwm.sounding()
+        pwm.duty_u16(1000)  # a duty set restarts the slice
+        assert pwm.sounding()
+        assert [row[1:] for row in pwm.trace][-3:] == [
+            (2000, 32768, True),
+            (2000, 32768, False),
+            (2000, 1000, True),
+        ]
+
+    def test_freq_range(self, board):
+        pwm = machine.PWM(22)
+        with pytest.raises(ValueError):
+            pwm.freq(7)
+        with pytest.raises(ValueError):
+            pwm.freq(100_000_000)
+        pwm.freq(8)
+        with pytest.raises(ValueError):
+            pwm.duty_u16(65536)
+        with pytest.raises(ValueError):
+            pwm.duty_u16(-1)
+
+    def test_channels_of_a_slice_share_the_frequency(self, board):
+        a = machine.PWM(machine.Pin(4), freq=1000, duty_u16=100)
+        b = machine.PWM(machine.Pin(5), freq=3000, duty_u16=100)
+        assert a.freq() == b.freq() == 3000
+
+    def test_real_divider_frequency_is_read_back(self, board):
+        pwm = machine.PWM(0, freq=2400, duty_u16=1)
+        assert abs(pwm.freq() - 2400) <= 1
+
+
+class TestFakeADC:
+    def test_channels_and_values(self, board):
+        assert machine.ADC(machine.Pin(29)).channel == 3
+        assert machine.ADC(26).channel == 0
+        assert machine.ADC(4).channel == 4
+        machine.set_adc_u16(3, 40_000)
+        assert machine.ADC(3).read_u16() == 40_000
+
+    def test_volts_are_quantized_like_the_rp2_port(self, board):
+        machine.set_adc_volts(3, 3.3)
+        assert machine.ADC(3).read_u16() == 0xFFFF
+        machine.set_adc_volts(3, 1.65)
+        raw = round(1.65 / 3.3 * 4095)
+        assert machine.ADC(3).read_u16() == raw << 4 | raw >> 8
+
+    def test_bad_adc(self, board):
+        with pytest.raises(ValueError):
+            machine.ADC(5)
+        with pytest.raises(ValueError):
+            machine.ADC(machine.Pin(2))
+        with pytest.raises(ValueError):
+            machine.set_adc_u16(0, 70_000)
+
+
+class TestFakeWDT:
+    def test_fed_in_time_never_bites(self, board):
+        wdt = machine.WDT(timeout=1000)
+        for _ in range(10):
+            machine.advance_ms(1000)  # exactly at the deadline is still in time
+            wdt.feed()
+        assert machine.resets == []
+
+    def test_not_fed_bites_at_its_deadline(self, board):
+        machine.WDT(timeout=500)
+        start = board.us
+        with pytest.raises(machine.WatchdogReset):
+            machine.advance_ms(2000)
+        assert machine.resets == [("wdt", start + 500_000)]
+        assert machine.reset_cause() == machine.WDT_RESET
+        machine.advance_ms(2000)  # the board "rebooted": no watchdog any more
+
+    def test_late_feed_bites(self, board):
+        wdt = machine.WDT(timeout=100)
+        board.advance_ms(150)  # time moved without machine.advance
+        with pytest.raises(machine.WatchdogReset):
+            wdt.feed()
+
+    def test_timeout_limit(self, board):
+        with pytest.raises(ValueError):
+            machine.WDT(timeout=8389)
+
+    def test_misc(self, board):
+        assert len(machine.unique_id()) == 8
+        assert machine.freq() == 125_000_000
+        assert machine.reset_cause() == machine.PWRON_RESET
+        with pytest.raises(machine.Reset):
+            machine.reset()
+
+
+# ---------------------------------------------------------------------------- TM1637
+
+
+def make_display(live=False, push_pull=False):
+    clk = machine.Pin(CLK, machine.Pin.OUT, value=1)
+    if push_pull:
+        dio = machine.Pin(DIO, machine.Pin.OUT, value=1)
+    else:
+        dio = machine.Pin(DIO, machine.Pin.OPEN_DRAIN, machine.Pin.PULL_UP, value=1)
+    chip = tm1637_decode.attach(clk, dio) if live else None
+    return TM1637(clk, dio), clk, dio, chip
+
+
+class TestTM1637:
+    def test_traffic_decodes_to_the_bytes_written(self, board):
+        disp, clk, dio, _ = make_display()
+        segs = segments.encode(" 507", True)
+        assert disp.show(segs)
+        chip = tm1637_decode.decode(clk, dio)
+        assert chip.segments() == segs
+        assert chip.on and chip.brightness == 7
+        assert chip.errors == 0 and chip.frames == 1 and chip.transactions == 3
+        assert chip.text() == (" 507", True)
+        assert disp.nacks == 6  # nobody acknowledged: no chip on the lines
+
+    def test_live_chip_acknowledges(self, board):
+        disp, clk, dio, chip = make_display(live=True)
+        disp.show(segments.encode("SEt "))
+        assert disp.nacks == 0
+        assert chip.text() == ("5Et ", False)
+        assert dio.contention == 0 and chip.errors == 0
+        assert tm1637_decode.decode(clk, dio).segments() == chip.segments()
+
+    def test_no_rewrite_when_unchanged(self, board):
+        disp, clk, dio, chip = make_display(live=True)
+        segs = bytearray(segments.encode("1h29"))
+        assert disp.show(segs)
+        n = len(clk.trace)
+        assert not disp.show(segs)
+        assert not disp.show(bytes(segs))
+        assert len(clk.trace) == n and disp.frames == 1 and chip.frames == 1
+
+    def test_changes_are_written(self, board):
+        disp, clk, dio, chip = make_display(live=True)
+        disp.show(segments.encode("1234"))
+        disp.show(segments.encode("1235"))
+        assert chip.text() == ("1235", False)
+        disp.set_brightness(2)
+        assert disp.show(segments.encode("1235"))
+        assert chip.brightness == 2
+        disp.set_on(False)
+        assert disp.show(segments.encode("1235"))
+        assert chip.shown() == bytes(4) and chip.segments() == segments.encode("1235")
+        assert chip.frames == 4
+
+    def test_brightness_is_clamped(self, board):
+        disp, clk, dio, chip = make_display(live=True)
+        disp.set_brightness(99)
+        disp.show(bytes(4))
+        assert chip.brightness == 7
+        disp.set_brightness(-3)
+        disp.show(bytes(4))
+        assert chip.brightness == 0
+
+    def test_invalidate_forces_a_rewrite(self, board):
+        disp, clk, dio, chip = make_display(live=True)
+        disp.show(segments.encode("8888"))
+        disp.invalidate()
+        assert disp.show(segments.encode("8888"))
+        assert chip.frames == 2
+
+    def test_push_pull_dio_still_writes_but_fights_the_ack(self, board):
+        disp, clk, dio, chip = make_display(live=True, push_pull=True)
+        disp.show(segments.encode("0:00"))
+        assert chip.segments() == segments.encode("0:00")
+        assert dio.contention > 0 and disp.nacks == 6
+
+    def test_a_frame_takes_little_time(self, board):
+        disp, *_ = make_display()
+        start = board.us
+        disp.show(segments.encode("8888"))
+        assert board.us - start < 2_000  # us of delays; Python overhead comes on top
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.binary(min_size=4, max_size=4), st.integers(0, 7), st.booleans())
+    def test_any_bytes_round_trip(self, segs, level, on):
+        machine.host_reset()
+        disp, clk, dio, chip = make_display(live=True)
+        disp.set_brightness(level)
+        disp.set_on(on)
+        disp.show(segs)
+        assert chip.segments() == segs
+        assert (chip.brightness, chip.on, chip.errors, disp.nacks) == (level, on, 0, 0)
+        assert tm1637_decode.decode(clk, dio).segments() == segs
+
+
+class TestDecodeText:
+    def test_inverse_of_segments(self):
+        for word in ("1h29", " 507", "PLAy", "bLit", "- -_", "10h3"):
+            assert tm1637_decode.text(segments.encode(word)) == (word, False)
+
+    def test_shared_glyphs_decode_to_the_canonical_character(self):
+        assert tm1637_decode.text(segments.encode("SOlo", True)) == ("50Io", True)
+
+    def test_unknown_pattern(self):
+        assert tm1637_decode.text(bytes((0x01, 0x00, 0x00, 0x00)))[0] == "?   "
+
+
+# ---------------------------------------------------------------------------- levers
+
+
+def make_levers(**kw):
+    left = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+    right = machine.Pin(RIGHT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+    return Levers(left, right, **kw)
+
+
+def events(lv):
+    out = []
+    lv.drain(lambda side, stamp: out.append((side, stamp)))
+    return out
+
+
+def bounce(vt, gpio, gaps_us, end_level):
+    """Bounce the switch on `gpio`: edges alternate, the first one towards `end_level`
+    (0 = closed), with the given gaps (us) between them; an even number of gaps ends at
+    `end_level`."""
+    level = end_level
+    for gap in gaps_us:
+        (machine.press if level == 0 else machine.release)(gpio)
+        vt.advance_us(gap)
+        level ^= 1
+    (machine.press if level == 0 else machine.release)(gpio)
+
+
+class TestLevers:
+    def test_bounce_gives_one_stamp_at_the_first_edge(self, board):
+        lv = make_levers()
+        board.advance_ms(100)
+        first = ticks(board)
+        bounce(board, LEFT_PIN, [80, 150, 40, 900, 300, 2_000], 0)
+        board.advance_ms(50)
+        assert events(lv) == [(0, first)]
+
+    def test_stamp_is_taken_at_irq_time_not_drain_time(self, board):
+        lv = make_levers()
+        machine.press(RIGHT_PIN)
+        t = ticks(board)
+        board.advance_ms(750)
+        assert lv.pop() == 1 and lv.stamp_us == t
+        assert lv.pop() == -1
+
+    def test_release_bounce_is_not_a_press(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        board.advance_ms(300)
+        bounce(board, LEFT_PIN, [60, 200, 90, 1_500], 1)  # release, bouncing
+        board.advance_ms(5)
+        assert len(events(lv)) == 1
+        board.advance_ms(30)
+        assert events(lv) == []
+
+    def test_press_after_release_and_quiet_counts(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        board.advance_ms(100)
+        machine.release(LEFT_PIN)
+        board.advance_ms(25)
+        lv.update()  # the main loop runs: re-armed
+        machine.press(LEFT_PIN)
+        t2 = ticks(board)
+        evs = events(lv)
+        assert len(evs) == 2 and evs[1] == (0, t2)
+
+    def test_not_rearmed_while_held(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        for _ in range(10):
+            board.advance_ms(50)
+            lv.update()
+        bounce(board, LEFT_PIN, [50, 50], 0)  # glitch while held
+        assert len(events(lv)) == 1
+
+    def test_lever_held_at_start_up_needs_a_release(self, board):
+        machine.press(LEFT_PIN)
+        machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+        lv = make_levers()
+        assert lv.pressed(0) and not lv.pressed(1)
+        bounce(board, LEFT_PIN, [30, 30], 0)
+        assert events(lv) == []
+        machine.release(LEFT_PIN)
+        board.advance_ms(30)
+        lv.update()
+        machine.press(LEFT_PIN)
+        assert len(events(lv)) == 1
+
+    def test_both_levers_in_the_same_millisecond(self, board):
+        lv = make_levers()
+        machine.press(RIGHT_PIN)
+        tr = ticks(board)
+        board.advance_us(400)
+        machine.press(LEFT_PIN)
+        tl = ticks(board)
+        assert events(lv) == [(1, tr), (0, tl)]
+
+    def test_exact_tie_puts_side_0_first(self, board):
+        lv = make_levers()
+        machine.press(RIGHT_PIN)
+        machine.press(LEFT_PIN)  # same virtual microsecond
+        t = ticks(board)
+        assert events(lv) == [(0, t), (1, t)]
+
+    def test_ring_overflow_drops_new_presses_and_keeps_the_old(self, board):
+        lv = make_levers(ring_size=4)
+        stamps = []
+        for i in range(6):
+            side = i & 1
+            gpio = (LEFT_PIN, RIGHT_PIN)[side]
+            machine.press(gpio)
+            stamps.append((side, ticks(board)))
+            board.advance_ms(10)
+            machine.release(gpio)
+            board.advance_ms(25)
+            lv.update()  # re-arm without draining
+        assert lv.pending() == 4 and lv.dropped() == 2
+        assert events(lv) == stamps[:4]
+        assert lv.pending() == 0
+
+    def test_clear_discards_queued_presses(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        lv.clear()
+        assert lv.pop() == -1
+
+    def test_quiet_test_survives_long_idle_across_the_wrap(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        board.advance_ms(10)
+        machine.release(LEFT_PIN)
+        board.advance_ms(30)
+        assert len(events(lv)) == 1  # drain re-arms
+        board.advance_ms(20 * 60 * 1000)  # 20 min, no main loop: ticks_diff would fold
+        machine.press(LEFT_PIN)
+        t = ticks(board)
+        assert events(lv) == [(0, t)]
+
+    def test_stamps_across_the_ticks_wrap(self, board):
+        lv = make_levers()
+        board.advance_us(5_000_000 - 100)  # 100 us before ticks_us wraps
+        machine.press(LEFT_PIN)
+        t1 = ticks(board)
+        board.advance_us(300)
+        machine.press(RIGHT_PIN)
+        t2 = ticks(board)
+        assert t2 < t1  # wrapped
+        evs = events(lv)
+        assert evs == [(0, t1), (1, t2)]
+        import time
+
+        assert time.ticks_diff(t2, t1) == 300
+
+    @settings(max_examples=80, deadline=None)
+    @given(
+        st.lists(
+            st.tuples(
+                st.lists(st.integers(1, 19_999), max_size=6),  # press bounce gaps, us
+                st.integers(1_000, 500_000),  # hold, us
+                st.lists(st.integers(1, 19_999), max_size=6),  # release bounce gaps, us
+                st.integers(20_000, 300_000),  # quiet after the release, us
+            ),
+            min_size=1,
+            max_size=6,
+        ),
+        st.integers(0, 1),
+    )
+    def test_every_press_once_at_its_first_edge(self, presses, side):
+        from harness import vtime
+
+        vt = vtime.install(vtime.VirtualTime())
+        machine.host_reset()
+        lv = make_levers()
+        gpio = (LEFT_PIN, RIGHT_PIN)[side]
+        want = []
+        for press_gaps, hold, release_gaps, quiet in presses:
+            want.append((side, vt.ticks_us()))
+            gaps = list(press_gaps)
+            if len(gaps) % 2:
+                gaps.append(50)  # end closed
+            bounce(vt, gpio, gaps, 0)
+            vt.advance_us(hold)
+            gaps = list(release_gaps)
+            if len(gaps) % 2:
+                gaps.append(50)
+            bounce(vt, gpio, gaps, 1)
+            vt.advance_us(quiet)
+            lv.update()
+        assert events(lv) == want
+
+
+# ---------------------------------------------------------------------------- buttons
+
+
+def bit(b):
+    return 1 << b
+
+
+def run(btn, mask, start, stop, step=10):
+    """Poll every `step` ms with a constant mask from start to stop (exclusive); returns the
+    (time, event) pairs."""
+    out = []
+    t = start
+    while t < stop:
+        btn.update(t, mask)
+        ev = btn.pop()
+        while ev:
+            out.append((t, ev))
+            ev = btn.pop()
+        t += step
+    return out
+
+
+class TestButtons:
+    def test_short_press_fires_on_release(self):
+        b = Buttons()
+        assert run(b, bit(PLAY), 0, 200) == []
+        assert b.held(PLAY) and b.held_mask == bit(PLAY)
+        evs = run(b, 0, 200, 300)
+        assert evs == [(230, PLAY << 2 | SHORT)]
+        assert button_of(evs[0][1]) == PLAY and kind_of(evs[0][1]) == SHORT
+
+    def test_bounce_is_filtered(self):
+        b = Buttons()
+        for t, m in ((0, 1), (5, 0), (10, 1), (15, 0), (20, 1)):
+            b.update(t, m << SET)
+        assert not b.held(SET)
+        b.update(49, bit(SET))
+        assert not b.held(SET)
+        b.update(50, bit(SET))
+        assert b.held(SET)
+        b.update(60, 0)
+        b.update(65, bit(SET))  # release glitch shorter than the debounce
+        b.update(100, bit(SET))
+        assert b.held(SET) and b.pop() == 0
+
+    def test_long_press_fires_once_while_held(self):
+        b = Buttons()
+        evs = run(b, bit(SET), 0, 5_000)
+        assert evs == [(2_000, SET << 2 | LONG)]
+        assert run(b, 0, 5_000, 5_100) == []  # no SHORT after a LONG
+
+    def test_repeat_on_plus_and_minus(self):
+        b = Buttons()
+        evs = run(b, bit(PLUS), 0, 1_000)
+        assert [t for t, _ in evs] == [500, 650, 800, 950]
+        assert all(e == PLUS << 2 | REPEAT for _, e in evs)
+        assert run(b, 0, 1_000, 1_100) == []  # no SHORT after repeats
+        assert run(b, bit(MINUS), 2_000, 2_100) == []
+        assert run(b, 0, 2_100, 2_200) == [(2_130, MINUS << 2 | SHORT)]
+
+    def test_repeat_buttons_never_fire_long(self):
+        b = Buttons()
+        evs = run(b, bit(MINUS), 0, 3_000)
+        assert {kind_of(e) for _, e in evs} == {REPEAT}
+
+    def test_stalled_loop_gives_one_repeat_not_a_burst(self):
+        b = Buttons()
+        run(b, bit(PLUS), 0, 600)  # one REPEAT at 500
+        b.update(5_000, bit(PLUS))
+        assert b.pop() == PLUS << 2 | REPEAT and b.pop() == 0
+        b.update(5_100, bit(PLUS))
+        assert b.pop() == 0
+        b.update(5_150, bit(PLUS))
+        assert b.pop() == PLUS << 2 | REPEAT
+
+    def test_two_buttons_and_combination(self):
+        b = Buttons()
+        run(b, bit(PLAY) | bit(SET), 0, 100)
+        assert b.held_mask == bit(PLAY) | bit(SET)
+        evs = run(b, 0, 100, 200)
+        assert [e for _, e in evs] == [PLAY << 2 | SHORT, SET << 2 | SHORT]
+
+    def test_full_queue_drops_and_counts(self):
+        b = Buttons(queue=2)
+        for i in range(3):
+            b.update(i * 100, bit(PLAY))
+            b.update(i * 100 + 40, bit(PLAY))
+            b.update(i * 100 + 50, 0)
+            b.update(i * 100 + 90, 0)
+        assert b.dropped == 1
+        assert b.pop() == PLAY << 2 | SHORT and b.pop() == PLAY << 2 | SHORT and b.pop() == 0
+
+    def test_time_may_wrap(self):
+        b = Buttons()
+        start = (1 << 30) - 1_000
+        b.update(start, bit(SET))
+        b.update(start + 40, bit(SET))
+        b.update((start + 2_100) & ((1 << 30) - 1), bit(SET))
+        assert b.pop() == SET << 2 | LONG
+
+    def test_poll_reads_pins_and_callables(self, board):
+        pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (6, 7, 8)]
+        level = [1]
+        b = Buttons(pins + [lambda: level[0]])
+        machine.press(7)
+        level[0] = 0
+        b.poll(0)
+        b.poll(40)
+        assert b.held_mask == bit(SET) | bit(PLUS)
+        machine.release(7)
+        level[0] = 1
+        b.poll(100)
+        b.poll(140)
+        assert [b.pop(), b.pop(), b.pop()] == [SET << 2 | SHORT, PLUS << 2 | SHORT, 0]
+
+    def test_active_high_sources(self):
+        b = Buttons([lambda: 0, lambda: 1, lambda: 0, lambda: 0], active_low=False)
+        b.poll(0)
+        b.poll(40)
+        assert b.held_mask == bit(SET)
+
+
+# ---------------------------------------------------------------------------- buzzer
+
+
+def make_buzzer(**kw):
+    pwm = machine.PWM(machine.Pin(21))
+    return Buzzer(pwm, **kw), pwm
+
+
+class TestBuzzer:
+    def test_beep_pattern_timing(self, board):
+        bz, pwm = make_buzzer()
+        assert not pwm.sounding()
+        bz.play(BEEP, 1_000)
+        assert pwm.sounding() and pwm.freq() == 2000 and bz.busy()
+        bz.update(1_079)
+        assert pwm.sounding()
+        bz.update(1_080)
+        assert not pwm.sounding() and not bz.busy()
+
+    def test_steps_and_rests(self, board):
+        bz, pwm = make_buzzer()
+        bz.play(CONFIRM, 0)  # 1500 Hz 60 ms, rest 40 ms, 2500 Hz 90 ms
+        seen = []
+        for t in range(0, 250, 10):
+            bz.update(t)
+            seen.append((t, pwm.freq() if pwm.sounding() else 0))
+        assert seen[0] == (0, 1500) and seen[5] == (50, 1500)
+        assert seen[6] == (60, 0) and seen[9] == (90, 0)
+        assert seen[10] == (100, 2500) and seen[18] == (180, 2500)
+        assert seen[19] == (190, 0) and not bz.busy()
+
+    def test_update_never_blocks(self, board):
+        bz, _ = make_buzzer()
+        start = board.us
+        bz.play(FLAG, 0)
+        for t in range(0, 3_000, 7):
+            bz.update(t)
+        assert board.us == start
+
+    def test_a_late_frame_keeps_the_pattern_timing(self, board):
+        bz, pwm = make_buzzer()
+        bz.play(CONFIRM, 0)
+        bz.update(130)  # missed the 60 ms and 100 ms steps: now in the 2500 Hz step
+        assert pwm.freq() == 2500 and pwm.sounding()
+        bz.update(189)
+        assert bz.busy()
+        bz.update(190)
+        assert not bz.busy()
+
+    def test_long_stall_reanchors(self, board):
+        bz, pwm = make_buzzer()
+        bz.play(FLAG, 0, repeats=100)
+        bz.update(60_000)  # a minute late: no 60 s catch-up loop
+        assert bz.busy()
+        assert 0 < len(pwm.trace) < 10
+
+    def test_repeats(self, board):
+        bz, pwm = make_buzzer()
+        bz.play(BEEP, 0, repeats=3)
+        for t in range(0, 400, 10):
+            bz.update(t)
+        assert not bz.busy()
+        # three 80 ms tones back to back: freq stays, one start and one final stop
+        assert pwm.trace[-1][3] is False
+
+    def test_sound_off_is_silent(self, board):
+        bz, pwm = make_buzzer(enabled=False)
+        bz.play(FLAG, 0)
+        bz.beep(0)
+        assert not bz.busy() and not pwm.sounding()
+        bz.set_enabled(True)
+        bz.play(FLAG, 0)
+        assert pwm.sounding()
+        bz.set_enabled(False)
+        assert not pwm.sounding() and not bz.busy()
+
+    def test_beep_custom_tone(self, board):
+        bz, pwm = make_buzzer()
+        bz.beep(0, 3000, 20)
+        assert pwm.freq() == 3000
+        bz.update(20)
+        assert not pwm.sounding()
+
+    def test_bad_patterns_do_not_raise(self, board):
+        bz, pwm = make_buzzer()
+        bz.play((), 0)
+        assert not bz.busy()
+        bz.play((2000, 0, 5, 50, 90_000, 50, 1234), 0)  # zero duration, out of range, odd
+        for t in range(0, 200, 5):
+            bz.update(t)
+        assert not bz.busy() and not pwm.sounding()
+
+
+# ---------------------------------------------------------------------------- timefmt
+
+
+def shown_ms(chars):
+    if "h" in chars:
+        hours, rest = chars.split("h")
+        if len(rest) == 1:
+            return (int(hours) * 60 + int(rest) * 10) * 60_000
+        return (int(hours) * 60 + int(rest)) * 60_000
+    if chars[3] == " ":
+        return int(chars[1]) * 1000 + int(chars[2]) * 100
+    return int(chars[:2].replace(" ", "0")) * 60_000 + int(chars[2:]) * 1000
+
+
+LIMIT = 99 * 3_600_000 + 50 * 60_000
+
+
+class TestTimefmtProperties:
+    @given(st.integers(0, LIMIT), st.integers(0, LIMIT), st.integers(0, 10_000))
+    def test_countdown_is_monotonic_and_never_below(self, a, b, tenths):
+        lo, hi = sorted((a, b))
+        d_lo = timefmt.countdown(lo, tenths)[0]
+        d_hi = timefmt.countdown(hi, tenths)[0]
+        assert shown_ms(d_lo) <= shown_ms(d_hi)
+        assert shown_ms(d_lo) >= lo
+        assert (shown_ms(d_lo) == 0) == (lo == 0)
+
+    @given(st.integers(0, LIMIT), st.integers(0, LIMIT), st.integers(0, 10_000))
+    def test_countup_is_monotonic_and_never_above(self, a, b, tenths):
+        lo, hi = sorted((a, b))
+        assert shown_ms(timefmt.countup(lo, tenths)[0]) <= shown_ms(timefmt.countup(hi, tenths)[0])
+        assert shown_ms(timefmt.countup(hi, tenths)[0]) <= hi
+
+    @given(st.integers(-(10**12), 10**12), st.integers(-(10**6), 10**6))
+    def test_any_input_gives_four_representable_characters(self, t, tenths):
+        for fmt in (timefmt.countdown, timefmt.countup):
+            chars, colon = fmt(t, tenths)
+            assert len(chars) == 4 and colon in (0, 1)
+            out = bytearray(4)
+            assert segments.encode_into(out, chars, colon) == 0
+            assert tm1637_decode.text(out) == (chars, bool(colon))

