@@ -557,6 +557,16 @@ def test_log_appends_until_full_then_keeps_the_tail():
     assert len(lines) >= 1024 // 2 // 10 - 1
 
 
+def test_log_rotation_keeps_every_whole_line_that_fits():
+    fs = new_fs()
+    for i in range(8):  # 8 entries of 8 bytes fill 64 bytes exactly
+        storage.append_log("/err.log", "line %02d" % i, max_bytes=64, fs=fs)
+    assert len(fs.files["/err.log"]) == 64
+    storage.append_log("/err.log", "line 08", max_bytes=64, fs=fs)
+    # half the budget (32 bytes) = the 3 newest old lines + the new one
+    assert log_lines(fs) == ["line 05", "line 06", "line 07", "line 08"]
+
+
 def test_log_keeps_the_tail_of_an_oversized_entry(tmp_path):
     p = str(tmp_path / "crash.log")
     storage.append_log(p, "first", max_bytes=256)
