@@ -129,6 +129,18 @@ class SimulatedClock:
     def hold(self, name, ms):
         self.press(name, ms)
 
+    def press_for(self, name, hold_ms):
+        """Press a lever or button now and release it `hold_ms` of virtual time later,
+        without running the firmware (the release is a host event; tools/sim.py uses it so
+        presses do not block the real-time loop). Returns the event handle (cancel())."""
+        pin = LEVER.get(name, BUTTON.get(name))
+        machine.press(pin)
+        return machine.after(hold_ms * 1000, lambda: machine.release(pin))
+
+    def is_pressed(self, name):
+        """True while that lever or button is held down (its line pulled low from outside)."""
+        return machine.Pin(LEVER.get(name, BUTTON.get(name))).value() == 0
+
     # --------------------------------------------------------- outputs
     def display(self, side):
         """(text, colon) the chip on that side shows now."""
@@ -139,6 +151,21 @@ class SimulatedClock:
 
     def leds(self):
         return tuple(machine.Pin(p).value() for p in LED_PINS)
+
+    def segments(self, side):
+        """The 4 segment bytes that chip lights now (blanks while its display is off); bit 7
+        of byte 1 is the colon."""
+        return self.chips[side].shown()
+
+    def brightness(self, side):
+        return self.chips[side].brightness
+
+    def buzzer(self):
+        """(sounding, freq_hz) of the buzzer PWM now; (False, 0) before the board is built."""
+        pwm = getattr(getattr(getattr(self.app, "board", None), "buzzer", None), "_pwm", None)
+        if pwm is None or not pwm.sounding():
+            return False, 0
+        return True, pwm.freq()
 
 
 _FIRMWARE_MODULES = {p.stem for p in FIRMWARE.glob("*.py")}
