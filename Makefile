@@ -9,7 +9,7 @@ PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
 
-.PHONY: test sim bench lint format flash repl device-test export clean deps
+.PHONY: tmux test sim bench lint format flash repl device-test export clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -23,10 +23,18 @@ $(JSDEPS): package.json package-lock.json
 	touch $@
 
 ## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff)
-test: deps
+test: deps tmux
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
 	$(PY) -m pytest -q host_tests
+
+# The simulator's tmux test drives it as a person would; best effort to install tmux (the
+# test is skipped where it is still missing).
+tmux:
+	@command -v tmux >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get install -y -qq tmux >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tmux >/dev/null 2>&1)) || \
+	  echo "tmux not installed: the simulator's tmux test will be skipped"; }
 
 ## make sim: the real firmware on a simulated board, in this terminal
 sim: $(PYDEPS)
