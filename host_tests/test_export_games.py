@@ -4,6 +4,7 @@ skipped, and pulling the logs over mpremote (an injected fake runner)."""
 import csv
 import io
 import json
+import re
 import struct
 import sys
 from pathlib import Path
@@ -97,6 +98,8 @@ def png_size(path):
         (3600000, "1:00:00"),
         (5428000, "1:30:28"),
         (36000000, "10:00:00"),
+        (-1, "0:00:00"),
+        (-3500, "0:00:00"),
     ],
 )
 def test_clock_text_truncates_to_whole_seconds(ms, text):
@@ -157,6 +160,43 @@ def test_pgn_lines_stay_under_80_characters():
     long_game = dict(GAME, moves=[[i % 2, i // 2 + 1, 1000, 3600000 - i] for i in range(120)])
     for line in ex.pgn_text(long_game, "g004.json", null_moves=True).splitlines():
         assert len(line) <= 79
+
+
+def test_lenient_where_the_clock_firmware_is():
+    """move_no 0 and a negative left_ms pass firmware/gamelog.py's own checks, so they
+    are exported too (a negative time shows as 0:00:00)."""
+    odd = dict(GAME, moves=[[1, 0, 10, -20], [0, 1, 10, 1500]])
+    game = ex.parse_game(json.dumps(odd))
+    assert [r.clk for r in ex.game_rows(game)] == ["0:00:00", "0:00:01"]
+    assert ex.csv_text(game).splitlines()[1] == "1,right,white,0,10,-20,0:00:00"
+
+
+@pytest.mark.parametrize(
+    "numbers, oldest_first",
+    [
+        ([], []),
+        ([5], [5]),
+        ([0, 1, 2], [0, 1, 2]),
+        ([999, 998, 0], [998, 999, 0]),
+        ([3, 4, 990, 995, 999, 0, 1, 2], [990, 995, 999, 0, 1, 2, 3, 4]),
+        ([0, 500], [0, 500]),  # a tie: the gap across the wrap wins, as on the clock
+    ],
+)
+def test_chronological_order_follows_the_wrap(numbers, oldest_first):
+    names = ["g%03d.json" % n for n in numbers]
+    assert ex.chronological(names) == ["g%03d.json" % n for n in oldest_first]
+
+
+def test_all_pgn_is_oldest_first_across_the_wrap(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in (998, 999, 0, 1):
+        write_game(src, "g%03d.json" % n, GAME)
+    report = ex.export_files(ex.game_files(src), tmp_path / "out")
+    assert report.exported == ["g998", "g999", "g000", "g001"]
+    games = (tmp_path / "out" / "all.pgn").read_text()
+    files = [line for line in games.splitlines() if line.startswith("[ClockFile")]
+    assert files == ['[ClockFile "g%s.json"]' % n for n in ("998", "999", "000", "001")]
 
 
 def test_csv_rows_exact():
@@ -229,7 +269,7 @@ def test_main_from_dir(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "exported 2 game(s) to %s, skipped 1 (see above)" % out in captured.out
     assert captured.err.startswith("export: g002.json skipped: not valid JSON")
-    assert (out / "g007.pgn").read_text() == PGN_COMMENTS.replace("g007.json", "g007.json")
+    assert (out / "g007.pgn").read_text() == PGN_COMMENTS
     games = (out / "all.pgn").read_text()
     assert games.index("g001.json") < games.index("g007.json")
     assert len(list(chess.pgn.read_game(io.StringIO(games)).headers)) == 11
@@ -301,7 +341,7 @@ def test_pull_and_export(tmp_path, capsys):
     cp = fake.calls[3]
     assert cp[:6] == MP + ["connect", PORT, "fs", "cp", ":games/g000.json"]
     assert cp[6] == ":games/g001.json" and len(cp) == 8  # one command, then the local dir
-    assert len(fake.calls) == 4
+    assert fake.calls[4:] == [MP + ["connect", PORT, "reset"]]  # the clock app runs again
     assert (out / "g000.json").read_text() == files["g000.json"]
     assert (out / "g001.json").read_text() == "{bro"  # kept for inspection
     assert (out / "g000.pgn").read_text() == PGN_COMMENTS.replace("g007.json", "g000.json")
@@ -331,12 +371,14 @@ def test_pull_from_a_board_without_games(tmp_path, capsys):
     fake = FakeBoard(None)
     assert ex.main(["--out", str(tmp_path / "o")], fake, ENV) == 0
     assert not any(c[4:6] == ["fs", "cp"] for c in fake.calls)
+    assert fake.calls[-1] == MP + ["connect", PORT, "reset"]
     assert "exported 0 game(s)" in capsys.readouterr().out
 
 
 def test_pull_fails_when_listing_fails(tmp_path, capsys):
     fake = FakeBoard({}, ls_error="mpremote: could not enter raw repl\n")
     assert ex.main(["--out", str(tmp_path / "o")], fake, ENV) == 1
+    assert fake.calls[-1] == MP + ["connect", PORT, "reset"]
     assert "could not list :games on the board: mpremote: could not enter raw repl" in (
         capsys.readouterr().err
     )
@@ -352,6 +394,7 @@ def test_pull_without_a_board(tmp_path, capsys):
 # --- properties --------------------------------------------------------------------------
 
 ms = st.integers(min_value=0, max_value=10 * 3600 * 1000)
+left = st.integers(min_value=-5000, max_value=10 * 3600 * 1000)
 
 
 @st.composite
@@ -361,7 +404,7 @@ def games(draw):
     moves = []
     for ply in range(n):
         side = white if ply % 2 == 0 else 1 - white
-        moves.append([side, ply // 2 + 1, draw(ms), draw(ms)])
+        moves.append([side, ply // 2 + 1, draw(ms), draw(left)])
     return {
         "version": 1,
         "control": draw(st.text(max_size=12)),
@@ -381,8 +424,29 @@ def test_every_valid_log_round_trips_through_all_formats(game):
     parsed = chess.pgn.read_game(io.StringIO(ex.pgn_text(game, "g000.json", null_moves=True)))
     assert parsed.errors == []
     printable = "".join(c if c.isprintable() else " " for c in game["control"])
-    assert parsed.headers["ClockControl"] == printable
-    assert [n.clock() for n in parsed.mainline()] == [m[3] // 1000 for m in game["moves"]]
+    # python-chess hands tag values over still escaped (PGN: backslash before " and \)
+    assert re.sub(r"\\(.)", r"\1", parsed.headers["ClockControl"]) == printable
+    assert [n.clock() for n in parsed.mainline()] == [max(m[3], 0) // 1000 for m in game["moves"]]
     plain = chess.pgn.read_game(io.StringIO(ex.pgn_text(game, "g000.json")))
     assert plain.errors == [] and list(plain.mainline_moves()) == []
     assert plain.headers["Result"] == game["result"]
+
+
+# --- the clock's own writer --------------------------------------------------------------
+
+
+def test_reads_what_the_firmware_writes(tmp_path):
+    """firmware/gamelog.py writes the logs on the board; the tool reads them unchanged."""
+    import os
+
+    import gamelog
+
+    moves = [list(m) for m in GAME["moves"]]
+    for _ in range(3):
+        assert gamelog.save_game_log(str(tmp_path), "90+30", 1, "0-1", "flag", moves, os)
+    folder = tmp_path / gamelog.GAMES_DIR
+    report = ex.export_files(ex.game_files(folder), tmp_path / "out")
+    assert report.problems == []
+    assert report.exported == ["g000", "g001", "g002"]
+    expected = PGN_COMMENTS.replace("g007.json", "g002.json")
+    assert (tmp_path / "out" / "g002.pgn").read_text() == expected

@@ -140,6 +140,31 @@ def test_find_port_reports_a_failing_mpremote():
         flash.find_port(runner, MP)
 
 
+def test_probe_stops_the_rp2040_watchdog_only_on_an_rp2040():
+    assert flash.WATCHDOG_CTRL_CLEAR == 0x4005B000  # WATCHDOG_BASE + atomic-clear alias
+    assert flash.WATCHDOG_ENABLE == 0x40000000  # CTRL bit 30
+    assert "'RP2040' in getattr(i, '_machine', '')" in flash.IMPL_PROBE
+    assert "machine.mem32[0x4005B000] = 0x40000000" in flash.IMPL_PROBE
+
+
+@needs_node
+def test_probe_under_micropython(tmp_path):
+    """Under MicroPython that is not on an RP2040 the probe only prints name and version."""
+    script = tmp_path / "probe.py"
+    script.write_text(flash.IMPL_PROBE)
+    proc = subprocess.run(
+        ["node", str(ROOT / "tools" / "mp_run.mjs"), str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "micropython 1.27.0\n"
+    assert flash.check_micropython(
+        FakeRunner(lambda argv: flash.Result(0, proc.stdout, "")), MP, PORT
+    ) == ("1.27.0")
+
+
 def test_check_micropython_returns_the_version():
     runner = FakeRunner(board())
     assert flash.check_micropython(runner, MP, PORT) == "1.27.0"
@@ -325,17 +350,25 @@ def test_stale_source_script_under_micropython(tmp_path):
 # --- repl --------------------------------------------------------------------------------
 
 
-def test_repl_with_port():
+def test_repl_with_port_stops_the_app_first(capsys):
     runner = FakeRunner(board())
     assert flash.main(["repl", "--port", "COM3"], runner, ENV) == 0
-    assert runner.calls == []
+    assert runner.calls == [MP + ["connect", "COM3", "exec", flash.IMPL_PROBE]]
     assert runner.interactive_calls == [MP + ["connect", "COM3", "repl"]]
+    assert "machine.reset() in the REPL starts it again" in capsys.readouterr().out
 
 
 def test_repl_finds_the_board():
     runner = FakeRunner(board())
     assert flash.main(["repl"], runner, ENV) == 0
+    assert runner.calls == [MP + ["connect", "list"], PROBE]
     assert runner.interactive_calls == [MP + ["connect", PORT, "repl"]]
+
+
+def test_repl_without_a_board():
+    runner = FakeRunner(board(listing=""))
+    assert flash.main(["repl"], runner, ENV) == 1
+    assert runner.interactive_calls == []
 
 
 # --- device-test -------------------------------------------------------------------------
@@ -352,6 +385,7 @@ def expected_device_test_plan():
         + ["fs", "cp", "build/device-test/helpers.mpy", "build/device-test/test_clock.mpy"]
         + [":/tests/"],
         conn + ["run", "build/device-test/run_tests.py"],
+        conn + ["reset"],
     ]
 
 

@@ -16,8 +16,11 @@ This tool owns turning those files into, per game, in --out (default ./games):
   gNNN.pgn   the game with one clock comment per half-move, {[%clk H:MM:SS]},
   gNNN.csv   ply, side, colour, move_no, used_ms, left_ms, clk,
   gNNN.png   both players' remaining time per move,
-and all.pgn, every exported game in one file. Files are pulled over USB with mpremote
-(`fs ls :games`, `fs cp :games/gNNN.json ...`) unless --from-dir names a local copy.
+and all.pgn, every exported game in one file, oldest first (the numbers wrap round at
+999, so the order is worked out from the gap in the numbering, as the clock does).
+Files are pulled over USB with mpremote (`fs ls :games`, `fs cp :games/gNNN.json ...`),
+after which the board is reset so the clock app runs again, unless --from-dir names a
+local copy.
 A file that is missing, empty, not JSON or not version 1 is reported and skipped; the
 others are still exported (exit status 0). Not reaching the board is exit status 1.
 
@@ -51,6 +54,7 @@ SIDES = ("left", "right")
 COLOURS = ("white", "black")
 CSV_FIELDS = ("ply", "side", "colour", "move_no", "used_ms", "left_ms", "clk")
 TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}  # PGN Termination tag
+SPAN = 1000  # the clock numbers its logs 000..999, then wraps
 PGN_LINE = 79  # PGN export format keeps movetext lines under 80 characters
 PLOT_SIZE_IN = (8.0, 4.5)
 PLOT_DPI = 100  # -> an 800 x 450 pixel PNG
@@ -71,8 +75,9 @@ class Row(NamedTuple):
 
 
 def clock_text(ms):
-    """Milliseconds -> 'H:MM:SS' (whole seconds, truncated), as %clk writes it."""
-    s = ms // 1000
+    """Milliseconds -> 'H:MM:SS' (whole seconds, truncated), as %clk writes it; a clock
+    has no negative time, so anything below 0 reads 0:00:00."""
+    s = ms // 1000 if ms > 0 else 0
     return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
 
 
@@ -109,8 +114,8 @@ def parse_game(text):
     for i, move in enumerate(game["moves"]):
         if not (isinstance(move, list) and len(move) == 4 and all(_is_int(v) for v in move)):
             raise GameError("move %d is not [side, move_no, used_ms, left_ms]: %r" % (i + 1, move))
-        side, move_no, used_ms, left_ms = move
-        if side not in (0, 1) or move_no < 1 or used_ms < 0 or left_ms < 0:
+        side, move_no, used_ms, _left_ms = move
+        if side not in (0, 1) or move_no < 0 or used_ms < 0:
             raise GameError("move %d is out of range: %r" % (i + 1, move))
     return game
 
@@ -251,17 +256,35 @@ def write_plot(game, name, path):
     fig.savefig(path, format="png", metadata={"Software": None})
 
 
+def chronological(names):
+    """gNNN names (any suffix) oldest first. The clock numbers its logs 000..999 and wraps
+    round, keeping the newest few, so the numbers in use form one run on that circle: the
+    oldest is the one just after the widest gap between neighbours (998, 999, 000 -> 998
+    first). On a tie the gap across the wrap wins, as in firmware/gamelog.py."""
+    named = sorted((int(Path(n).name[1:4]), n) for n in names)
+    if not named:
+        return []
+    oldest = 0
+    widest = named[0][0] + SPAN - named[-1][0]
+    for i in range(len(named) - 1):
+        gap = named[i + 1][0] - named[i][0]
+        if gap > widest:
+            widest, oldest = gap, i + 1
+    return [n for _num, n in named[oldest:] + named[:oldest]]
+
+
 class Report(NamedTuple):
-    exported: list  # names (gNNN) written
-    problems: list  # "gNNN.json: why it was skipped"
+    exported: list  # names (gNNN) written, oldest first
+    problems: list  # "gNNN.json skipped: why"
 
 
 def export_files(paths, out_dir, null_moves=False):
-    """Export each gNNN.json in `paths` into out_dir; bad files are reported, not fatal."""
+    """Export each gNNN.json in `paths` into out_dir, oldest first; bad files are reported,
+    not fatal."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     exported, problems, pgns = [], [], []
-    for path in sorted(paths, key=lambda p: Path(p).name):
+    for path in chronological(paths):
         path = Path(path)
         stem = path.stem
         try:
@@ -350,13 +373,16 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
             mpremote = flash.mpremote_command(environ)
             port = flash.resolve_port(runner, mpremote, args.port, out)
             board = mpremote + ["connect", port]
-            with tempfile.TemporaryDirectory() as tmp:
-                pulled, problems = pull_games(runner, board, tmp)
-                out_dir.mkdir(parents=True, exist_ok=True)
-                paths = []
-                for path in pulled:
-                    shutil.copyfile(path, out_dir / path.name)
-                    paths.append(out_dir / path.name)
+            try:
+                with tempfile.TemporaryDirectory() as tmp:
+                    pulled, problems = pull_games(runner, board, tmp)
+                    out_dir.mkdir(parents=True, exist_ok=True)
+                    paths = []
+                    for path in pulled:
+                        shutil.copyfile(path, out_dir / path.name)
+                        paths.append(out_dir / path.name)
+            finally:
+                runner.run(board + ["reset"])  # the probe stopped the clock app: restart it
             report = export_files(paths, out_dir, args.null_moves)
     except flash.FlashError as exc:
         print("export: %s" % exc, file=err)

@@ -43,9 +43,22 @@ DEVICE_TEST_BUILD = BUILD + "/device-test"
 DEVICE_TEST_DIR = "/tests"  # where device-test puts the core suite on the board
 DEVICE_TEST_MARK = "device-test: "  # prefix of the lines the on-board runner prints
 
+# The firmware starts the RP2040 watchdog (5 s). MicroPython cannot stop it, and neither
+# mpremote's Ctrl-C nor a soft reset does, so a board interrupted for flashing would reset
+# itself in the middle of a copy. The probe therefore clears the ENABLE bit (30) of the
+# watchdog's CTRL register through the RP2040's atomic-clear alias (WATCHDOG_BASE
+# 0x40058000 + 0x3000, RP2040 datasheet); only on an RP2040, since other chips have
+# other things at that address. The next hard reset starts the app and its watchdog again.
+WATCHDOG_CTRL_CLEAR = 0x40058000 + 0x3000
+WATCHDOG_ENABLE = 1 << 30
 # Prints e.g. "micropython 1.27.0"; CircuitPython would say "circuitpython ...".
 IMPL_PROBE = (
-    "import sys; print(sys.implementation.name, '%d.%d.%d' % sys.implementation.version[:3])"
+    "import sys\n"
+    "i = sys.implementation\n"
+    "if i.name == 'micropython' and 'RP2040' in getattr(i, '_machine', ''):\n"
+    "    import machine\n"
+    "    machine.mem32[0x%X] = 0x%X\n"
+    "print(i.name, '%%d.%%d.%%d' %% i.version[:3])\n" % (WATCHDOG_CTRL_CLEAR, WATCHDOG_ENABLE)
 )
 
 
@@ -134,7 +147,7 @@ def find_port(runner, mpremote):
         "no Raspberry Pi Pico running MicroPython found (USB id %s); serial ports seen: %s.\n"
         "Plug the Pico in with a data cable. If it shows up as a USB drive named RPI-RP2 "
         "(USB id %s) it has no MicroPython yet: copy the MicroPython %d.%d .uf2 for the "
-        "Pico onto that drive first. Or name the port: make flash PORT=/dev/ttyACM0"
+        "Pico onto that drive first. Or name the port: PORT=/dev/ttyACM0 with make, --port here."
         % ((PICO_USB_ID, seen, BOOTSEL_USB_ID) + TARGET_VERSION)
     )
 
@@ -273,9 +286,10 @@ def flash(root, port, runner, mpremote, out, python=sys.executable):
 
 
 def repl(port, runner, mpremote, out):
-    """An interactive REPL on the board (Ctrl-] or Ctrl-x leaves it)."""
-    if not port:
-        port = find_port(runner, mpremote)
+    """An interactive REPL on the board (Ctrl-] or Ctrl-x leaves it). The probe stops the
+    clock app and its watchdog first, or the watchdog would reset the board under you."""
+    port = resolve_port(runner, mpremote, port, out)
+    print("the clock app is stopped; machine.reset() in the REPL starts it again", file=out)
     return runner.interactive(mpremote + ["connect", port, "repl"])
 
 
@@ -352,7 +366,7 @@ def prepare_tests_dir_script():
 
 def plan_device_test(root, port, mpremote, python=sys.executable):
     """The exact commands of `device-test`: compile the core suite for the board, install
-    unittest with mip, put the suite in DEVICE_TEST_DIR, run the generated runner."""
+    unittest with mip, put the suite in DEVICE_TEST_DIR, run the generated runner, reset."""
     tests, modules = core_suite(root)
     if not tests:
         raise FlashError("no tests found in host_tests/core (test_*.py)")
@@ -368,6 +382,7 @@ def plan_device_test(root, port, mpremote, python=sys.executable):
     uploads = ["%s/%s.mpy" % (DEVICE_TEST_BUILD, n) for n in modules]
     steps.append(board + ["fs", "cp"] + uploads + [":%s/" % DEVICE_TEST_DIR])
     steps.append(board + ["run", "%s/run_tests.py" % DEVICE_TEST_BUILD])
+    steps.append(board + ["reset"])  # back to the clock app
     return steps
 
 
@@ -402,12 +417,14 @@ def device_test(root, port, runner, mpremote, out, python=sys.executable):
     print(
         "testing the firmware now on %s (run `make flash` first to test new code)" % port, file=out
     )
-    _run_steps(runner, steps[:-1], out)
-    print("$ " + _short(steps[-1]), file=out)
-    result = runner.run(steps[-1])
+    _run_steps(runner, steps[:-2], out)
+    print("$ " + _short(steps[-2]), file=out)
+    result = runner.run(steps[-2])
     print(result.stdout.rstrip(), file=out)
     if result.stderr.strip():
         print(result.stderr.rstrip(), file=out)
+    print("$ " + _short(steps[-1]), file=out)
+    runner.run(steps[-1])
     modules, passed, failed = summarize_device_test(result.stdout)
     print("---", file=out)
     for line in modules:
