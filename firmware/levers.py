@@ -2,8 +2,8 @@
 
 Owns the lever IRQ handlers, the ring buffer of (side, stamp) and the debounce state. It is
 handed two pins (board.py creates them as `Pin(n, Pin.IN, Pin.PULL_UP)`; pressed = low) and
-needs their `value()` and `irq(handler, trigger, hard)` methods and the class constants
-IRQ_FALLING / IRQ_RISING. Sides: 0 = left, 1 = right.
+needs their `value()` and `irq(handler, trigger, hard)` methods and the IRQ_FALLING class
+constant. Sides: 0 = left, 1 = right.
 
 Timestamps are `time.ticks_us()` values read first thing in the interrupt, so a press is
 stamped when the contact closed, not when the main loop gets round to it.

@@ -19,9 +19,9 @@ exactly when the shown value crosses it):
 in MM:SS, S = seconds, t = tenths, _ = blank digit.)
 
 The tenths layout (digit 0 blank, seconds, colon, tenths, digit 3 blank) is told apart from
-M:SS by the blank last digit. Its threshold is the `tenths_below_ms` argument (default
-10 000 ms; values above 10 000 are treated as 10 000, 0 turns tenths off and then 0 shows
-" 0:00").
+M:SS by the blank last digit. It is used while the shown value is below `tenths_below_s`
+whole seconds (default 10; values above 10 are treated as 10, 0 or less turns tenths off and
+then 0 shows " 0:00"). Whole seconds keep the up-counting display monotonic at the switch.
 
 Countdown (`countdown_into`) rounds *up* to the resolution shown, so the display never shows
 zero while time is left and shows zero exactly when the time is 0: 9 999 ms is " 0:10",
@@ -32,7 +32,7 @@ rounds *down* with the same layouts. Both are monotonic in the time. Negative ti
 
 from micropython import const
 
-_TENTHS_MAX_MS = const(10_000)  # the tenths layout has one seconds digit
+_TENTHS_MAX_S = const(10)  # the tenths layout has one seconds digit
 _MS_S = const(1_000)
 _MS_MIN = const(60_000)
 _MS_10MIN = const(600_000)
@@ -51,14 +51,14 @@ def _div(t, unit, up):
     return t // unit
 
 
-def format_into(buf, t_ms, up, tenths_below_ms=_TENTHS_MAX_MS):
+def format_into(buf, t_ms, up, tenths_below_s=_TENTHS_MAX_S):
     """Write 4 ASCII codes for `t_ms` into `buf` (bytearray(4)); return the colon (1/0).
 
     `up` = True rounds up (countdown), False rounds down (stopwatch)."""
     if t_ms < 0:
         t_ms = 0
-    if tenths_below_ms > _TENTHS_MAX_MS:
-        tenths_below_ms = _TENTHS_MAX_MS
+    if tenths_below_s > _TENTHS_MAX_S:
+        tenths_below_s = _TENTHS_MAX_S
     m = _div(t_ms, _MS_MIN, up)
     if m >= _MIN_10H:
         tens = _div(t_ms, _MS_10MIN, up)
@@ -78,7 +78,7 @@ def format_into(buf, t_ms, up, tenths_below_ms=_TENTHS_MAX_MS):
         buf[3] = _C0 + m % 10
         return 0
     tenths = _div(t_ms, 100, up)
-    if tenths * 100 < tenths_below_ms:
+    if tenths < tenths_below_s * 10:
         buf[0] = _BLANK
         buf[1] = _C0 + tenths // 10
         buf[2] = _C0 + tenths % 10
@@ -92,25 +92,25 @@ def format_into(buf, t_ms, up, tenths_below_ms=_TENTHS_MAX_MS):
     return 1
 
 
-def countdown_into(buf, t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+def countdown_into(buf, t_ms, tenths_below_s=_TENTHS_MAX_S):
     """Remaining time `t_ms`, rounded up: see the module legend. Returns the colon (1/0)."""
-    return format_into(buf, t_ms, True, tenths_below_ms)
+    return format_into(buf, t_ms, True, tenths_below_s)
 
 
-def countup_into(buf, t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+def countup_into(buf, t_ms, tenths_below_s=_TENTHS_MAX_S):
     """Elapsed time `t_ms`, rounded down: see the module legend. Returns the colon (1/0)."""
-    return format_into(buf, t_ms, False, tenths_below_ms)
+    return format_into(buf, t_ms, False, tenths_below_s)
 
 
-def countdown(t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+def countdown(t_ms, tenths_below_s=_TENTHS_MAX_S):
     """Convenience for tests: (4-character str, colon 1/0). Allocates."""
     buf = bytearray(4)
-    colon = countdown_into(buf, t_ms, tenths_below_ms)
+    colon = countdown_into(buf, t_ms, tenths_below_s)
     return bytes(buf).decode(), colon
 
 
-def countup(t_ms, tenths_below_ms=_TENTHS_MAX_MS):
+def countup(t_ms, tenths_below_s=_TENTHS_MAX_S):
     """Convenience for tests: (4-character str, colon 1/0). Allocates."""
     buf = bytearray(4)
-    colon = countup_into(buf, t_ms, tenths_below_ms)
+    colon = countup_into(buf, t_ms, tenths_below_s)
     return bytes(buf).decode(), colon

@@ -122,8 +122,9 @@ class Chip:
         self._in = False
         self.transactions += 1
         self._release_ack()
-        if self._bits or self._ack:
-            self.errors += 1  # stop in the middle of a byte
+        # The stop condition itself raises CLK once (one sampled "bit"); more is a torn byte.
+        if self._bits > 1 or self._ack:
+            self.errors += 1
         if self._data_frame:
             self.frames += 1
         state = (self.segments(), self.on, self.brightness)

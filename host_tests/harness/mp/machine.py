@@ -37,7 +37,8 @@ driver wins and is counted in `pin.contention`.
 
 Host API (tests and the simulator; not in MicroPython):
 - `pin.drive(level, source="ext")`: an external driver on the line (0, 1, or None to
-  release); `press(id)` / `release(id)` do the same for an active-low switch.
+  release); `press(id, bounce=())` / `release(id, bounce=())` do it for an active-low
+  switch, optionally with contact bounce scheduled in virtual time.
 - `pin.trace`: deque of (seq, t_us, level) for every level change; seq is global over all
   pins, so traces of several pins merge in order. `pin.watch(fn)`: fn(gpio, level) after
   every level change (devices such as the TM1637 model in tm1637_decode.py).
@@ -323,14 +324,30 @@ def _gpio_number(id):
     raise ValueError("invalid pin")
 
 
-def press(id):
-    """An active-low switch on GPIO `id` closes (line to ground)."""
-    Pin(id).drive(0)
+def press(id, bounce=()):
+    """An active-low switch on GPIO `id` closes (line to ground). `bounce`: gaps in us
+    between further edges that follow in virtual time (open, close, ...); an even number,
+    so the switch ends closed. They happen as `advance()` passes them."""
+    _switch(id, 0, bounce)
 
 
-def release(id):
-    """The switch on GPIO `id` opens (the line goes back to its pull)."""
-    Pin(id).drive(None)
+def release(id, bounce=()):
+    """The switch on GPIO `id` opens (the line goes back to its pull); `bounce` as in
+    press(), ending open."""
+    _switch(id, None, bounce)
+
+
+def _switch(id, level, bounce):
+    if len(bounce) % 2:
+        raise ValueError("bounce needs an even number of gaps")
+    pin = Pin(id)
+    pin.drive(level)
+    t = 0
+    other = None if level == 0 else 0
+    for i, gap in enumerate(bounce):
+        t += gap
+        lvl = other if i % 2 == 0 else level
+        after(t, lambda lvl=lvl: pin.drive(lvl))
 
 
 # ---------------------------------------------------------------------------- virtual time

@@ -1,0 +1,160 @@
+"""The drivers' steady-state paths allocate nothing: the lever IRQ handler (hard-IRQ rule),
+levers pop/drain/update, TM1637 show, buttons update/pop, buzzer play/update.
+
+Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
+only exercise the same calls. Pins and the PWM are minimal stand-ins defined here (core tests
+may not import the fake `machine`)."""
+
+import sys
+import time
+import unittest
+
+from buttons import PLUS, SET, Buttons
+from buzzer import CONFIRM, Buzzer
+from levers import Levers
+from tm1637 import TM1637
+
+MICROPYTHON = sys.implementation.name == "micropython"
+
+if MICROPYTHON:
+    from micropython import heap_lock, heap_unlock
+else:
+
+    def heap_lock():
+        pass
+
+    def heap_unlock():
+        pass
+
+
+class FakePin:
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, level=1):
+        self.level = level
+        self.handler = None
+
+    def value(self, x=None):
+        if x is None:
+            return self.level
+        self.level = 1 if x else 0
+        return None
+
+    def __call__(self):
+        return self.level
+
+    def irq(self, handler=None, trigger=0, hard=False):
+        self.handler = handler
+
+
+class FakePWM:
+    def __init__(self):
+        self.f = 0
+        self.d = 0
+
+    def freq(self, f):
+        self.f = f
+
+    def duty_u16(self, d):
+        self.d = d
+
+
+def noop(side, stamp):
+    pass
+
+
+class TestNoAllocation(unittest.TestCase):
+    def test_lever_irq_and_drain(self):
+        left = FakePin()
+        right = FakePin()
+        lv = Levers(left, right, 8)
+        lv.debounce_us = 0  # re-arm at once, so every call below is a real press
+        handler = left.handler
+        left.level = 0
+        handler(left)  # warm up
+        left.level = 1
+        lv.drain(noop)
+        heap_lock()
+        try:
+            for _ in range(20):  # more than the ring holds: the overflow path too
+                left.level = 0
+                handler(left)
+                right.handler(right)
+                left.level = 1
+                lv.update()
+            n = lv.drain(noop)
+            side = lv.pop()
+            lv.pressed(0)
+        finally:
+            heap_unlock()
+        self.assertEqual(n, 8)
+        self.assertEqual(side, -1)
+        self.assertTrue(lv.dropped() > 0)
+
+    def test_tm1637_show(self):
+        disp = TM1637(FakePin(), FakePin())
+        a = bytearray(b"\x3f\x06\x5b\x4f")
+        b = bytearray(b"\x06\x86\x5b\x4f")
+        disp.show(a)
+        heap_lock()
+        try:
+            wrote = disp.show(b)
+            same = disp.show(b)
+            disp.set_brightness(3)
+            disp.show(b)
+        finally:
+            heap_unlock()
+        self.assertTrue(wrote)
+        self.assertFalse(same)
+        self.assertEqual(disp.frames, 3)
+
+    def test_buttons(self):
+        btn = Buttons([FakePin(), FakePin(), FakePin(), FakePin()])
+        btn.update(0, 1 << SET)
+        heap_lock()
+        try:
+            t = 0
+            while t < 3_000:
+                btn.update(t, (1 << SET) | (1 << PLUS))
+                btn.pop()
+                t += 10
+            btn.update(t, 0)
+            btn.update(t + 50, 0)
+            btn.poll(t + 100)
+            btn.pop()
+        finally:
+            heap_unlock()
+        self.assertEqual(btn.held_mask, 0)
+
+    def test_buzzer(self):
+        pwm = FakePWM()
+        bz = Buzzer(pwm)
+        bz.play(CONFIRM, 0)
+        heap_lock()
+        try:
+            bz.play(CONFIRM, 0)
+            t = 0
+            while t < 300:
+                bz.update(t)
+                t += 10
+            bz.beep(t, 3000, 20)
+            bz.update(t + 20)
+        finally:
+            heap_unlock()
+        self.assertEqual(pwm.d, 0)
+        self.assertFalse(bz.busy())
+
+    def test_lever_stamp_is_a_ticks_value(self):
+        left = FakePin()
+        lv = Levers(left, FakePin())
+        before = time.ticks_us()
+        left.level = 0
+        left.handler(left)
+        side = lv.pop()
+        self.assertEqual(side, 0)
+        self.assertTrue(0 <= time.ticks_diff(lv.stamp_us, before) < 1_000_000)
+
+
+if __name__ == "__main__":
+    unittest.main()
