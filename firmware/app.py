@@ -31,6 +31,9 @@ from monoclock import MonoClock
 LOOP_HZ = const(100)  # loop ticks per second; flags and presses do not depend on it
 RENDER_EVERY = const(5)  # ticks between display refreshes (20 per second at 100 Hz)
 WDT_MS = const(5_000)
+# A lever press this soon (ms) after the other lever's accepted press is one slap on both
+# levers, not a reply (nobody moves in 50 ms): it is ignored, so no move and no increment.
+BOTH_LEVERS_MS = const(50)
 ERROR_LOG = "errors.log"
 VERSION_FILE = "version.py"
 
@@ -62,6 +65,8 @@ class App:
             self.ui.offer_resume(saved["snap"])
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
+        self._lever_side = -1  # side of the last lever press the engine accepted
+        self._lever_ms = 0  # its instant, ms
 
     # ------------------------------------------------------------ loop
     # hard-IRQ safe: one array store, no allocation
@@ -107,7 +112,17 @@ class App:
                 pass
 
     def on_lever(self, side, stamp_us):
-        ev = self.ui.game.press(side, self.mono.ms_at(stamp_us))
+        at = self.mono.ms_at(stamp_us)
+        if (
+            side != self._lever_side
+            and self._lever_side >= 0
+            and at - self._lever_ms < BOTH_LEVERS_MS
+        ):
+            return  # both levers at once: the first accepted press was the move
+        ev = self.ui.game.press(side, at)
+        if ev & (E.EV_START | E.EV_MOVE):
+            self._lever_side = side
+            self._lever_ms = at
         if ev:
             self._sound(ev)
 

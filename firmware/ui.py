@@ -101,8 +101,8 @@ _ARBITER_LABELS = (
     b"r  n",
     b"L  P",
     b"r  P",
-    b"+2 L",
-    b"+2 r",
+    b"AddL",  # +2 min for the left ("+" has no seven-segment glyph)
+    b"Addr",
     b"G4  ",
     b"dEAd",
 )
@@ -131,6 +131,10 @@ _FIELD_LABELS = (b"t  n", b"t  S", b"  n ", b"  b ", b"b  S")
 _BONUS_LABELS = (b"nonE", b"Inc ", b"br  ", b"dLY ")
 
 RESULT_TEXT = (b"    ", b"  1 ", b"  0 ", b"1-2 ")  # win, loss, draw (1-2 reads "half each")
+
+# Reasons passed to Game.finish(), read back by the shell's game log (app.log_game)
+REASON_FLAG = const(1)  # the result follows a flag (material entry)
+REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
 
 
 def _copy(buf, text):
@@ -454,16 +458,17 @@ class Ui:
             if item in (A_ADD_LEFT, A_ADD_RIGHT):
                 if g.add_time(item - A_ADD_LEFT, 120_000, now) != E.OK:
                     return REQ_BEEP
-                self.show_message(b"+2  ", b"  OK", now, S_ARBITER)
+                # "donE", not "OK": K has no seven-segment glyph (segments.py)
+                self.show_message(b"Add ", b"donE", now, S_ARBITER)
                 return 0
             if item == A_G4:
                 if g.appendix_g4(g.running, self.g4_kind, now) != E.OK:
                     self.show_message(b"G4  ", b" no ", now, S_ARBITER)
                     return REQ_BEEP
-                self.show_message(b"G4  ", b"  OK", now, S_ARBITER)
+                self.show_message(b"G4  ", b"donE", now, S_ARBITER)
                 return REQ_SAVE_GAME
             if item == A_DEAD:
-                g.finish(E.RESULT_DRAW, material.OPP_DEAD, now)
+                g.finish(E.RESULT_DRAW, REASON_DEAD, now)
                 self.screen = S_GAME
                 return REQ_LOG_GAME | REQ_CLEAR_GAME
             self._commit_arbiter(now)
@@ -528,7 +533,7 @@ class Ui:
             result = E.RESULT_DRAW
         else:
             result = E.RESULT_RIGHT_WINS if flagged == 0 else E.RESULT_LEFT_WINS
-        g.finish(result, 1 if self.choice != material.OPP_DEAD else 2, now)
+        g.finish(result, REASON_FLAG if self.choice != material.OPP_DEAD else REASON_DEAD, now)
         self.screen = S_GAME
         return REQ_LOG_GAME | REQ_CLEAR_GAME
 

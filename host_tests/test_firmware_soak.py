@@ -1,0 +1,91 @@
+"""Soak: a long game on the simulated board, with the Python heap of the firmware watched.
+
+The real firmware (main.py on the fake machine, virtual time) plays 300 moves a side with a
+custom control that keeps both clocks above one hour, so the displays change once a minute
+and the host spends its time in the firmware's loop, not in the TM1637 model. tracemalloc
+counts only memory allocated by firmware/ code and still alive: between move 50 and move 300
+it must not grow (the move log is a preallocated ring, the loop allocates nothing that
+stays).
+
+The default run plays the 600 half-moves at 5 s on average (50 min of game, about 15 s on the
+host under tracemalloc); the full 10-hour game (60 s a move, a few minutes on the host) is
+marked `slow` and runs only when RUN_SLOW=1 is set.
+"""
+
+import json
+import os
+import random
+import tracemalloc
+from pathlib import Path
+
+import machine
+import pytest
+import settings
+
+from harness.firmware import SimulatedClock
+
+FIRMWARE = str(Path(__file__).resolve().parent.parent / "firmware")
+MOVES = 300  # per side
+PRESS_MS = 140  # clock.press(): 80 ms held, 60 ms after
+# 10 h for 40 moves, then 1 h, 30 s increment: both clocks stay above one hour throughout.
+CONTROL = {"custom": {"mode": 0, "periods": [[36_000, 40, 1, 30], [3_600, 0, 1, 30]]}}
+
+
+def firmware_heap(snapshot):
+    """Bytes still allocated by lines of firmware/ code."""
+    stats = snapshot.filter_traces([tracemalloc.Filter(True, FIRMWARE + os.sep + "*")])
+    return stats.statistics("lineno")
+
+
+def play(tmp_path, mean_think_ms):
+    saved = settings.defaults()
+    saved["control"] = CONTROL
+    (tmp_path / "settings.json").write_text(json.dumps(saved))
+    rng = random.Random(300)
+    tracemalloc.start()
+    try:
+        clock = SimulatedClock(tmp_path)
+        machine.set_adc_volts(3, 4.2 / 3)
+        clock.run_ms(500)
+        assert clock.displays() == (("10h0", False), ("10h0", False))
+        clock.press("left")  # White (right) starts
+        expected = [36_000_000, 36_000_000]
+        side = 1
+        heap_at_50 = None
+        for half in range(2 * MOVES):
+            used = rng.randrange(1_000, 2 * mean_think_ms - 1_000)
+            clock.run_ms(used - PRESS_MS)
+            clock.press(("left", "right")[side])
+            move_no = half // 2 + 1
+            expected[side] += 30_000 - used
+            if move_no == 40:
+                expected[side] += 3_600_000
+            if half == 99:
+                heap_at_50 = firmware_heap(tracemalloc.take_snapshot())
+            side = 1 - side
+        heap_at_300 = firmware_heap(tracemalloc.take_snapshot())
+    finally:
+        tracemalloc.stop()
+    g = clock.app.ui.game
+    assert (g.moves[0], g.moves[1], g.log_count) == (MOVES, MOVES, 2 * MOVES)
+    assert list(g.main) == expected
+    for s in (0, 1):
+        h, m = divmod(-(-expected[s] // 60_000), 60)
+        assert clock.display(s)[0] == "%dh%02d" % (h, m) if h < 10 else "%dh%d" % (h, m // 10)
+    assert g.log_entries()[-1][3] == expected[0]
+    assert machine.resets == [] and clock.app.errors == 0
+    assert not (tmp_path / "errors.log").exists()
+    before = sum(s.size for s in heap_at_50)
+    after = sum(s.size for s in heap_at_300)
+    assert after - before <= 0, (before, after)
+    return before, after
+
+
+def test_soak_600_half_moves(tmp_path):
+    play(tmp_path, 5_000)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("RUN_SLOW"), reason="10-hour game: set RUN_SLOW=1")
+def test_soak_ten_hour_game(tmp_path):
+    play(tmp_path, 60_000)
