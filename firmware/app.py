@@ -35,7 +35,6 @@ WDT_MS = const(5_000)
 # levers, not a reply (nobody moves in 50 ms): it is ignored, so no move and no increment.
 BOTH_LEVERS_MS = const(50)
 ERROR_LOG = "errors.log"
-VERSION_FILE = "version.py"
 
 _LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
 

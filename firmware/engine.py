@@ -53,8 +53,6 @@ PAUSED = const(2)  # stopped by the arbiter / a player (6.12); `running` is the 
 FLAGGED = const(3)  # a flag fell with freeze on: frozen, result pending the arbiter
 FINISHED = const(4)  # result confirmed
 
-STATE_NAMES = ("ready", "running", "paused", "flagged", "finished")
-
 TRANSITION_MOVES = const(0)
 TRANSITION_FLAG = const(1)
 
@@ -159,17 +157,14 @@ class Game:
         self.arbiter_log = []
 
     # ------------------------------------------------------------ queries
-    def bonus(self, side):
-        """(kind, ms) of the per-move bonus side `side` currently plays with (allocates a
-        tuple: for display and tests; the hot path uses bonus_kind / bonus_ms)."""
-        return self.bonus_kind(side), self.bonus_ms(side)
-
     def bonus_kind(self, side):
+        """Kind of the per-move bonus side `side` currently plays with (G.4 overrides)."""
         if self.override_bonus != BONUS_NONE:
             return self.override_bonus
         return self.control.periods[self.period[side]][2]
 
     def bonus_ms(self, side):
+        """Amount in ms of that bonus."""
         if self.override_bonus != BONUS_NONE:
             return self.override_ms
         return self.control.periods[self.period[side]][3]

@@ -90,11 +90,6 @@ class TimeControl:
                 return True
         return False
 
-    def to_seconds(self):
-        """The control as JSON-friendly lists `[mode, [[time_s, moves, bonus, bonus_s], ...]]`
-        (whole seconds, as the settings file stores it)."""
-        return [self.mode, [[p[0] // 1000, p[1], p[2], p[3] // 1000] for p in self.periods]]
-
     def describe(self):
         """Human-readable summary, e.g. '90 min/40 moves, then 30 min; increment 30 s'."""
         parts = []

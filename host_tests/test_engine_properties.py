@@ -111,7 +111,7 @@ def test_time_is_conserved_to_the_millisecond(control, opts, seq):
     move_start = 0
     for dt, right_side in seq:
         s = g.running
-        kind, amount = g.bonus(s)
+        kind, amount = g.bonus_kind(s), g.bonus_ms(s)
         e = t + dt - move_start  # the whole move so far, wrong-side presses included
         if e >= g.deadline() - move_start:
             return  # a deadline comes first: not this property's business

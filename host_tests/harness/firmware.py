@@ -46,13 +46,12 @@ def _idle():
 
 
 class SimulatedClock:
-    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, chdir=True):
+    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000):
         self.flash_dir = str(flash_dir)
         self.start_us = start_us
         self.vt = None
         self.chips = None
         self.app = None
-        self.main_globals = None
         self.power_on()
 
     # ----------------------------------------------------------- power
@@ -125,9 +124,6 @@ class SimulatedClock:
         self.run_ms(hold_ms)
         machine.release(pin)
         self.run_ms(60)
-
-    def hold(self, name, ms):
-        self.press(name, ms)
 
     def press_for(self, name, hold_ms):
         """Press a lever or button now and release it `hold_ms` of virtual time later,
