@@ -222,7 +222,12 @@ class App:
         else:
             left_won = g.result == E.RESULT_LEFT_WINS
             result = "1-0" if left_won == (g.white == 0) else "0-1"
-        reason = ("", "flag", "dead position")[g.reason] if 0 <= g.reason <= 2 else "arbiter"
+        if g.reason == ui_mod.REASON_FLAG:
+            reason = "flag"
+        elif g.reason == ui_mod.REASON_DEAD:
+            reason = "dead position"
+        else:
+            reason = "arbiter"
         gamelog.save_game_log(
             self.root,
             g.control.name,

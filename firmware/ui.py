@@ -34,8 +34,8 @@ from timecontrol import (
     BONUS_FISCHER,
     MODE_COUNTDOWN,
     MODE_UPCOUNT,
-    TimeControl,
     TimeControlError,
+    from_seconds,
 )
 
 # Buttons and kinds: the same codes as buttons.py
@@ -128,6 +128,7 @@ _F_MOVES = const(2)
 _F_BONUS = const(3)
 _F_BONUS_S = const(4)
 _FIELD_LABELS = (b"t  n", b"t  S", b"  n ", b"  b ", b"b  S")
+_FIELD_DIGIT = (1, 1, 0, 0, 1)  # where each label shows the period number
 _BONUS_LABELS = (b"nonE", b"Inc ", b"br  ", b"dLY ")
 
 RESULT_TEXT = (b"    ", b"  1 ", b"  0 ", b"1-2 ")  # win, loss, draw (1-2 reads "half each")
@@ -188,11 +189,7 @@ class Ui:
         if "custom" in c:
             custom = c["custom"]
             try:
-                return TimeControl(
-                    [(p[0] * 1000, p[1], p[2], p[3] * 1000) for p in custom["periods"]],
-                    custom["mode"],
-                    "custom",
-                )
+                return from_seconds(custom["mode"], custom["periods"])
             except (TimeControlError, KeyError, TypeError):
                 return presets.control(0)
         return presets.control(c["preset"])
@@ -275,7 +272,7 @@ class Ui:
                 self._open_arbiter()
                 return 0
             if button in (MINUS, PLUS) and kind == SHORT:
-                self.info = (self.info + (1 if button == PLUS else 2)) % 3
+                self._step_info(button)
             return 0
         if state == E.FLAGGED:
             if button == SET and kind == SHORT:
@@ -283,7 +280,7 @@ class Ui:
             elif button == SET and kind == LONG:
                 self._open_arbiter()
             elif button in (MINUS, PLUS) and kind == SHORT:
-                self.info = (self.info + (1 if button == PLUS else 2)) % 3
+                self._step_info(button)
             return 0
         if state == E.FINISHED:
             if button == SET and kind == SHORT:
@@ -294,6 +291,10 @@ class Ui:
                 self._open_settings()
                 return REQ_CLEAR_GAME
         return 0
+
+    def _step_info(self, button):
+        """Paused or flagged: PLUS/MINUS cycle the pages times -> moves -> periods."""
+        self.info = (self.info + (1 if button == PLUS else 2)) % 3
 
     # preset choice
     def _key_choose(self, button, kind, now):
@@ -372,11 +373,7 @@ class Ui:
                 p[1] = 1
         periods[-1][1] = 0
         try:
-            control = TimeControl(
-                [(p[0] * 1000, p[1], p[2], p[3] * 1000) for p in periods],
-                MODE_COUNTDOWN,
-                "custom",
-            )
+            control = from_seconds(MODE_COUNTDOWN, periods)
         except TimeControlError:
             self.show_message(b"Err ", b"CUSt", now, S_CUSTOM)
             return REQ_BEEP
@@ -638,7 +635,7 @@ class Ui:
             self.leds = 1 << g.running
             # The running side's colon beats once a second in the MM:SS layout.
             s = g.running
-            if self.text[s][3] != 32 and self.colon[s] and (now // _BLINK_MS) & 1:
+            if self.text[s][3] != 32 and self.colon[s] and blink:
                 self.colon[s] = 0
         elif state == E.PAUSED:
             self.leds = (1 << g.running) if blink else 0
@@ -695,8 +692,7 @@ class Ui:
         period = self.custom[p]
         label = _FIELD_LABELS[field]
         _copy(self.text[0], label)
-        self.text[0][0] = 49 + p if field in (_F_MOVES, _F_BONUS) else self.text[0][0]
-        self.text[0][1] = 49 + p if field not in (_F_MOVES, _F_BONUS) else self.text[0][1]
+        self.text[0][_FIELD_DIGIT[field]] = 49 + p  # "1".."4"
         self.colon[0] = 0
         right = self.text[1]
         self.colon[1] = 0
