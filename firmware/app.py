@@ -32,7 +32,7 @@ LOOP_HZ = const(100)  # loop ticks per second; flags and presses do not depend o
 RENDER_EVERY = const(5)  # ticks between display refreshes (20 per second at 100 Hz)
 WDT_MS = const(5_000)
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
-# levers, not a reply (nobody moves in 50 ms): it is ignored, so no move and no increment.
+# levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
 BOTH_LEVERS_MS = const(50)
 ERROR_LOG = "errors.log"
 
@@ -53,6 +53,7 @@ class App:
         self.segs = (bytearray(4), bytearray(4))
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
+        self.ui.game.min_move_ms = BOTH_LEVERS_MS
         if status == settings_mod.DEFAULTS_CORRUPT:
             self.ui.show_message(b"SEt ", b"dEF ", 0)  # unreadable settings: defaults
         elif status == settings_mod.FIXED_INVALID:
@@ -64,8 +65,6 @@ class App:
             self.ui.offer_resume(saved["snap"])
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
-        self._lever_side = -1  # side of the last lever press the engine accepted
-        self._lever_ms = 0  # its instant, ms
 
     # ------------------------------------------------------------ loop
     # hard-IRQ safe: one array store, no allocation
@@ -111,17 +110,7 @@ class App:
                 pass
 
     def on_lever(self, side, stamp_us):
-        at = self.mono.ms_at(stamp_us)
-        if (
-            side != self._lever_side
-            and self._lever_side >= 0
-            and at - self._lever_ms < BOTH_LEVERS_MS
-        ):
-            return  # both levers at once: the first accepted press was the move
-        ev = self.ui.game.press(side, at)
-        if ev & (E.EV_START | E.EV_MOVE):
-            self._lever_side = side
-            self._lever_ms = at
+        ev = self.ui.game.press(side, self.mono.ms_at(stamp_us))
         if ev:
             self._sound(ev)
 

@@ -31,6 +31,10 @@ Default rule choices (each is an option of `Game`):
   ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
   time, and a second flag is recorded; which fell first is always known (6.11).
 - A flag in any period that is not passed by a flag-fall transition is a real flag.
+- `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
+  less than this long ago is ignored. Both levers slapped at once are one press: the first
+  stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
+  move that would collect an increment.
 """
 
 from array import array
@@ -102,7 +106,9 @@ class Game:
     """One game on a two-sided clock. Read the public attributes, change them only through
     the methods. `main[s]` is side s's main time in ms at the start of its current move."""
 
-    def __init__(self, control, freeze=True, inc_before=False, transition=TRANSITION_MOVES):
+    def __init__(
+        self, control, freeze=True, inc_before=False, transition=TRANSITION_MOVES, min_move_ms=0
+    ):
         self.main = array("i", (0, 0))
         self.moves = array("i", (0, 0))  # completed moves per side
         self.period = array("i", (0, 0))  # current period index per side
@@ -115,6 +121,7 @@ class Game:
         self.log_used = _zeros("i")  # ms the move took (wall time)
         self.log_left = _zeros("i")  # ms left after it, bonus included
         self.arbiter_log = []  # (at, action, side, value) tuples: not on the hot path
+        self.min_move_ms = min_move_ms  # presses sooner after the clock started are ignored
         self.reset(control, freeze, inc_before, transition)
 
     # ----------------------------------------------------------------- setup
@@ -287,6 +294,8 @@ class Game:
         events = self.tick(at)
         if self.state != RUNNING or side != self.running:
             return events
+        if at - self.turn_start < self.min_move_ms:
+            return events  # the other lever of a two-lever slap, not a move
         return events | self._complete_move(side, at)
 
     def _complete_move(self, s, at):

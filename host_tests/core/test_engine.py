@@ -69,6 +69,21 @@ class Start(unittest.TestCase):
         self.assertEqual(g.remaining(RIGHT, T0 + 9_000), 296_000)
 
 
+class BothLevers(unittest.TestCase):
+    def test_the_other_lever_of_a_slap_is_not_a_move(self):
+        g = E.Game(single(300, BONUS_FISCHER, 5), min_move_ms=50)
+        self.assertEqual(g.press(LEFT, T0), E.EV_START)
+        self.assertEqual(g.press(RIGHT, T0 + 49), 0)  # same slap: White has not moved
+        self.assertEqual(g.moves[RIGHT], 0)
+        self.assertEqual(g.press(RIGHT, T0 + 50), E.EV_MOVE)
+        self.assertEqual(g.press(LEFT, T0 + 60), 0)
+        self.assertEqual(g.main[RIGHT], 300_000 - 50 + 5_000)
+
+    def test_off_by_default(self):
+        g = started(single(300, BONUS_FISCHER, 5))
+        self.assertEqual(g.press(RIGHT, T0), E.EV_MOVE)
+
+
 class CarryOver(unittest.TestCase):  # 6.2a/b
     def test_unused_time_carries_into_next_period_at_move_40(self):
         g = started(presets.control(13), transition=E.TRANSITION_MOVES)  # 40/120, 20/60, G/30
