@@ -12,6 +12,7 @@ one colour, two queens) are added. No disagreement is expected or tolerated.
 import chess
 import material as m
 import pytest
+from test_material import small_armies  # the same generator as the core tests
 
 # Fixed squares per (colour, kind), chosen so that no man attacks the enemy king whatever
 # subset is on the board (kings on b1 and g8; bishops on squares of their colour).
@@ -46,15 +47,8 @@ PIECE = {
 
 
 def armies():
-    out = []
-    for p in range(2):
-        for n in range(3):
-            for lb in range(3):
-                for db in range(3):
-                    for r in range(2):
-                        for q in range(2):
-                            out.append((p, n, lb, db, r, q))
-    return out
+    """The issue's range: 0-2 knights, 0-2 bishops per colour, 0-1 pawn, rook, queen."""
+    return small_armies(max_knights=2)
 
 
 def fixed_board(white, black):

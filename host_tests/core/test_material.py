@@ -88,11 +88,12 @@ US_CASES = (
 )
 
 
-def small_armies():
-    # Every army with p,r,q in 0..1, knights 0..3, bishops 0..2 per colour (288 tuples).
+def small_armies(max_knights=3):
+    # Every army with p,r,q in 0..1, knights 0..max_knights, bishops 0..2 per colour
+    # (288 tuples by default). test_material_python_chess.py uses it too.
     out = []
     for p in range(2):
-        for n in range(4):
+        for n in range(max_knights + 1):
             for lb in range(3):
                 for db in range(3):
                     for r in range(2):
