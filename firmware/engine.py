@@ -90,6 +90,7 @@ ACT_SET_PERIOD = const(6)
 ACT_G4 = const(7)
 ACT_FINISH = const(8)
 
+ARBITER_LOG_CAPACITY = const(64)  # newest pauses/corrections kept (older ones are dropped)
 LOG_CAPACITY = const(600)  # half-moves kept in the move log (a ring: the oldest go first)
 MAX_SET_MS = const(86_400_000)  # 24 h: the largest time an arbiter may set
 MAX_SET_MOVES = const(999)
@@ -497,7 +498,10 @@ class Game:
         return OK
 
     def _note(self, at, action, side, value):
-        self.arbiter_log.append((at, action, side, value))
+        log = self.arbiter_log
+        if len(log) >= ARBITER_LOG_CAPACITY:
+            del log[0]  # bounded: a long game of many pauses must not eat the heap
+        log.append((at, action, side, value))
 
     # ------------------------------------------------------ power loss
     def snapshot(self):

@@ -278,6 +278,17 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
         self.assertEqual(g.remaining(LEFT, T0 + 1_000), 420_000)
         self.assertEqual(len(g.arbiter_log), 2)  # pause + add
 
+    def test_arbiter_log_keeps_the_newest_entries_only(self):
+        g = started(single(300))
+        t = T0
+        for _ in range(E.ARBITER_LOG_CAPACITY):
+            t += 1_000
+            g.pause(t)
+            g.resume(t + 10)
+        self.assertEqual(len(g.arbiter_log), E.ARBITER_LOG_CAPACITY)
+        self.assertEqual(g.arbiter_log[-1], (t + 10, E.ACT_RESUME, RIGHT, 0))
+        self.assertEqual(g.arbiter_log[0][1], E.ACT_PAUSE)
+
     def test_correct_moves_and_period(self):  # 6.10b
         g = started(presets.control(13))
         g.pause(T0 + 1_000)
