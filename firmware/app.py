@@ -112,7 +112,7 @@ class App:
     def on_lever(self, side, stamp_us):
         ev = self.ui.game.press(side, self.mono.ms_at(stamp_us))
         if ev:
-            self._sound(ev)
+            self._events(ev)
 
     def step(self):
         """One loop tick: time, levers, flag, buttons, sound, display."""
@@ -125,7 +125,7 @@ class App:
             b.levers.clear()  # a lever touched in a menu must not start a game later
         ev = ui.game.tick(now)
         if ev:
-            self._sound(ev)
+            self._events(ev)
         buttons = b.buttons
         buttons.poll(now)
         while True:
@@ -145,10 +145,15 @@ class App:
             self._frame = 0
             self.render(now)
 
-    def _sound(self, ev):
+    def _events(self, ev):
+        """Sound for engine events; a flag that froze both clocks is saved at once (the
+        clocks are stopped, so a flash write stalls nothing), so a power loss before the
+        arbiter's ruling does not lose the fallen flag."""
         now = self.mono.ms
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
+            if self.ui.game.state == E.FLAGGED:
+                self.save_game(now)
         elif ev & E.EV_PERIOD:
             self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
 

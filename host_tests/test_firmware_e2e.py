@@ -636,6 +636,19 @@ def test_resume_after_power_loss(clock, tmp_path):
     assert times[0] - 10_000 + 3_000 < g.main[0] < times[0] - 10_000 + 3_000 + 300
 
 
+def test_a_fallen_flag_survives_a_power_loss(clock, tmp_path):
+    let_right_flag(clock)
+    assert "game.json" in files(tmp_path)  # saved when both clocks froze
+    power_cycle(clock)
+    assert clock.displays() == (("rE5 ", False), (" yE5", False))
+    tap(clock, "play")
+    g = game(clock)
+    assert (g.state, g.first_flag, g.remaining(1, 0), g.remaining(0, 0)) == (3, 1, 0, 57_000)
+    assert shown_over(clock, 2_000, 1) == {"FLAG", " 00 "}
+    tap(clock, "set")  # the arbiter rules as before the power loss
+    assert texts(clock) == ("0PP ", "Prq ")
+
+
 def test_resume_declined_starts_afresh(clock, tmp_path):
     clock.press("left")
     think(clock, 5_000)
