@@ -594,7 +594,7 @@ class Ui:
         elif screen == S_MATERIAL:
             self._render_material()
         elif screen == S_RESUME:
-            self._put2(b"rES?", b" YES" if self.resume_yes else b"  no")
+            self._put2(b"rES ", b" YES" if self.resume_yes else b"  no")
 
     def _put2(self, left, right, colon_left=0, colon_right=0):
         _copy(self.text[0], left)
@@ -734,7 +734,7 @@ class Ui:
         elif item == A_G4:
             _copy(right, b"Inc " if self.g4_kind == BONUS_FISCHER else b"dLY ")
         else:
-            _copy(right, b" ?  ")
+            _copy(right, b"PLAY")  # an action: PLAY applies it
 
     def _render_material(self):
         if self.flag_result:
@@ -750,7 +750,9 @@ class Ui:
             return
         if self.asking:
             q = material.question(self.choice, self.settings["rules"])
-            left = (b"    ", b"Q  ?", b"b  ?", b"P  ?")[q]
+            # What the yes/no question asks about the flagged player (material.ASK_*):
+            # any pawn, knight, bishop or rook / a pawn, knight or other-colour bishop / a pawn
+            left = (b"    ", b"Pnbr", b"Pnb ", b"P   ")[q]
             self._put2(left, b" YES" if self.answer else b"  no")
             return
         self._put2(b"OPP ", _CHOICE_LABELS[self.choice])

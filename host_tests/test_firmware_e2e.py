@@ -577,7 +577,7 @@ def test_dead_position_through_the_arbiter_menu(clock, tmp_path):
     think(clock, 40_000)
     tap(clock, "play")
     open_arbiter_item(clock, 11)
-    assert texts(clock) == ("dEAd", "    ")  # " ?  ": "?" has no seven-segment glyph
+    assert texts(clock) == ("dEAd", "PLAy")  # "PLAY": press PLAY to apply
     tap(clock, "play")
     g = game(clock)
     assert (g.state, g.result) == (4, 3)
@@ -623,7 +623,7 @@ def test_resume_after_power_loss(clock, tmp_path):
     g = game(clock)
     times = (g.remaining(0, 0), g.remaining(1, 0))
     power_cycle(clock)
-    assert clock.displays() == (("rE5 ", False), (" yE5", False))  # "rES?" ("?" is blank)
+    assert clock.displays() == (("rE5 ", False), (" yE5", False))  # resume? yes
     tap(clock, "play")
     assert clock.displays() == before
     g = game(clock)
@@ -669,7 +669,7 @@ def test_arbiter_adds_two_minutes(clock, tmp_path):
     think(clock, 20_000)
     tap(clock, "play")
     open_arbiter_item(clock, 8)
-    assert texts(clock) == ("AddL", "    ")
+    assert texts(clock) == ("AddL", "PLAy")
     tap(clock, "play")
     assert texts(clock) == ("Add ", "donE")
     clock.run_ms(2_000)
