@@ -1,21 +1,39 @@
-"""The imperative shell: the timer-driven loop that joins the board to the engine and the UI.
+"""The imperative shell: the event-driven loop that joins the board to the engine and the UI.
 
-Owns: the loop (a hardware timer ticks at LOOP_HZ; its hard-IRQ handler only counts; the main
-loop waits in machine.idle() and runs one `step()` per tick), the monotonic clock, draining
-the lever stamps into the engine in timestamp order, polling the buttons, rendering to the
-displays (written only when their bytes change), the LEDs, the buzzer, the battery reading,
-and every file write the UI asks for. Files are never written while a clock runs (a flash
-erase stalls the RP2040 for tens of ms): the UI only asks while the clock is stopped.
+Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
+order, polling the buttons, rendering to the displays (written only when their bytes
+change), the LEDs, the buzzer, the battery reading, the watchdog, and every file write the
+UI asks for. Files are never written while a clock runs (a flash erase stalls the RP2040 for
+tens of ms): the UI only asks while the clock is stopped.
 
-Errors: an exception in a step is logged to /errors.log and the loop goes on (the displays
-keep the last times); the watchdog resets a hung loop, and the game saved at the last pause
-is offered again at power-up.
+The loop sleeps until something can change, then does only what is due (`wake`):
+- a lever or button edge: its hard IRQ rings the board's doorbell, which ends the sleep at
+  once (levers: stamped in the IRQ, drained here in timestamp order; buttons: polled now
+  and then only while one is down or settling, for debounce, long press and auto-repeat);
+- the instant the shown text next changes (`Ui.next_change`: from `Game.remaining()` and
+  timefmt's rounding for each side, the colon beat, blinking, messages);
+- the flag deadline (`Game.deadline()`; the engine flags at the exact instant however late
+  the wakeup), the next buzzer step, a lever's re-arm after its release, the battery check
+  while the game is ready, and at least every FEED_MS for the watchdog and the monotonic
+  clock.
+A wakeup that finds nothing due costs a few calls: nothing is polled, drained or rendered.
+
+Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropython-async's
+ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
+timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
+and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
+`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms to
+the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic clock's), so
+a change is written 0-2 ms plus the work after its exact instant, never before.
+
+Errors: an exception in a wakeup is logged to /errors.log and the loop goes on (the displays
+keep the last times; the next wakeup polls everything); the watchdog resets a hung loop, and
+the game saved at the last pause is offered again at power-up.
 """
 
 import gc
 import os
 import time
-from array import array
 
 import buzzer as buzzer_mod
 import engine as E
@@ -28,9 +46,10 @@ import ui as ui_mod
 from micropython import const
 from monoclock import MonoClock
 
-LOOP_HZ = const(100)  # loop ticks per second; flags and presses do not depend on it
-RENDER_EVERY = const(5)  # ticks between display refreshes (20 per second at 100 Hz)
-WDT_MS = const(5_000)
+WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
+FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
+BATTERY_MS = const(30_000)  # battery reading while the game is ready, ms
+_ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
 BOTH_LEVERS_MS = const(50)
@@ -44,10 +63,14 @@ class App:
         self.board = board
         self.root = root
         self.fs = fs
-        self.ticks = array("i", (0,))  # timer ticks counted by the IRQ
-        self._seen = 0
-        self._frame = 0
         self.errors = 0
+        self.wakeups = 0  # wakeups since boot (make bench counts them)
+        self._sleep_ms = 0  # how long the loop sleeps after this wakeup
+        self._next_render = 0  # when the shown text next changes (ms), -1 = not by itself
+        self._lever_due = -1  # when a lever can be re-armed (ms), -1 = only after an edge
+        self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
+        self._battery_due = 0  # next battery reading (ms)
+        self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
@@ -67,38 +90,27 @@ class App:
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
 
     # ------------------------------------------------------------ loop
-    # hard-IRQ safe: one array store, no allocation
-    def on_timer(self, _timer):
-        self.ticks[0] += 1
-
-    def start(self):
-        """Start the loop timer (the board's watchdog is started by run())."""
-        self.board.start_timer(LOOP_HZ, self.on_timer)
-
     def run(self):
-        """Start the timer and the watchdog, then loop forever."""
-        self.start()
+        """Start the watchdog, then loop forever."""
         self.wdt = self.board.watchdog(WDT_MS)
         self.run_loop()
 
     def run_loop(self):
-        """The main loop: one step per timer tick; machine.idle() in between."""
-        idle = self.board.idle
-        wdt = self.wdt
-        ticks = self.ticks
+        """The main loop: a wakeup, then sleep until the bell rings or the next due instant.
+        (Waking first makes a resumed loop recompute its sleep: the host harness stops and
+        resumes it.)"""
+        wait = self.board.bell.wait
         while True:
-            if ticks[0] == self._seen:
-                idle()
-                continue
-            self._seen = ticks[0]
-            self.safe_step()
-            wdt.feed()
+            self.safe_wake()
+            wait(self._sleep_ms)
 
-    def safe_step(self):
+    def safe_wake(self):
         try:
-            self.step()
+            self.wake()
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
+            self._poll_all = True
+            self._sleep_ms = _ERROR_RETRY_MS
             try:
                 storage.append_log(
                     storage.join(self.root, ERROR_LOG),
@@ -108,42 +120,94 @@ class App:
                 )
             except Exception:
                 pass
+        wdt = self.wdt
+        if wdt is not None:
+            wdt.feed()
 
     def on_lever(self, side, stamp_us):
         ev = self.ui.game.press(side, self.mono.ms_at(stamp_us))
         if ev:
             self._events(ev)
 
-    def step(self):
-        """One loop tick: time, levers, flag, buttons, sound, display."""
+    def wake(self):
+        """Do what is due now, then set `_sleep_ms` until the next due instant. Allocates
+        nothing unless a button event or a file write asks for it."""
         b = self.board
         ui = self.ui
+        rang = b.bell.take() or self._poll_all  # before looking at the sources
+        self._poll_all = False
         now = self.mono.update(time.ticks_us())
-        if ui.screen == ui_mod.S_GAME:
-            b.levers.drain(self._on_lever)
-        else:
-            b.levers.clear()  # a lever touched in a menu must not start a game later
-        ev = ui.game.tick(now)
+        self.wakeups += 1
+        dirty = False
+        levers = b.levers
+        if levers.pending():
+            if ui.screen == ui_mod.S_GAME:
+                levers.drain(self._on_lever)
+                dirty = True
+            else:
+                levers.clear()  # a lever touched in a menu must not start a game later
+        if rang or 0 <= self._lever_due <= now:
+            wait_us = levers.update()
+            self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
+        g = ui.game
+        ev = g.tick(now)
         if ev:
             self._events(ev)
-        buttons = b.buttons
+            dirty = True
+        if rang or 0 <= self._button_due <= now:
+            if self._buttons(now):
+                dirty = True
+        buzzer = b.buzzer
+        if buzzer.busy():
+            buzzer.update(now)
+        if g.state == E.READY and self._battery_due <= now:
+            self._battery_due = now + BATTERY_MS
+            pct = b.battery_percent()
+            if pct != ui.battery_pct:
+                ui.battery_pct = pct
+                dirty = True
+        if dirty or 0 <= self._next_render <= now:
+            self.render(now)
+        self._sleep_ms = self._until_next(now)
+
+    def _buttons(self, now):
+        """Poll the buttons and hand their events to the UI; True when there were any."""
+        buttons = self.board.buttons
         buttons.poll(now)
+        any_event = False
         while True:
             event = buttons.pop()
             if not event:
                 break
-            req = ui.key(event >> 2, event & 3, now)  # buttons.py: button << 2 | kind
+            any_event = True
+            req = self.ui.key(event >> 2, event & 3, now)  # buttons.py: button << 2 | kind
             if req:
                 self.handle(req, now)
-        alert = ui.alerts(now)
-        if alert:
-            pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
-            b.buzzer.play(pattern, now)
-        b.buzzer.update(now)
-        self._frame += 1
-        if self._frame >= RENDER_EVERY:
-            self._frame = 0
-            self.render(now)
+        wait = buttons.next_due(now)
+        self._button_due = now + wait if wait >= 0 else -1
+        return any_event
+
+    def _until_next(self, now):
+        """ms to sleep: until the earliest due instant, +1 (see the module doc)."""
+        nxt = now + FEED_MS
+        d = self._next_render
+        if 0 <= d < nxt:
+            nxt = d
+        d = self.ui.game.deadline()
+        if 0 <= d < nxt:
+            nxt = d
+        d = self._lever_due
+        if 0 <= d < nxt:
+            nxt = d
+        d = self._button_due
+        if 0 <= d < nxt:
+            nxt = d
+        d = self.board.buzzer.next_due(now)
+        if 0 <= d and now + d < nxt:
+            nxt = now + d
+        if self.ui.game.state == E.READY and self._battery_due < nxt:
+            nxt = self._battery_due
+        return nxt - now + 1 if nxt > now else 0
 
     def _events(self, ev):
         """Sound for engine events; a flag that froze both clocks is saved at once (the
@@ -158,15 +222,21 @@ class App:
             self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
 
     def render(self, now):
+        """Draw the UI for `now` (LEDs first: after a press they are the quickest sign),
+        note when it next changes, and sound the low-time alerts, which fall on instants the
+        running side's text changes."""
         b = self.board
         ui = self.ui
-        if ui.game.state == E.READY:
-            ui.battery_pct = b.battery_percent()
         ui.render(now)
+        b.set_leds(ui.leds)
         for side in (0, 1):
             segments.encode_into(self.segs[side], ui.text[side], ui.colon[side])
             b.displays[side].show(self.segs[side])
-        b.set_leds(ui.leds)
+        self._next_render = ui.next_change(now)
+        alert = ui.alerts(now)
+        if alert:
+            pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
+            b.buzzer.play(pattern, now)
 
     # ------------------------------------------------------ requests
     def handle(self, req, now):

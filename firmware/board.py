@@ -1,5 +1,11 @@
 """The board: the one module that knows the pin map (hardware/README.md) and creates the
-Pin, PWM, ADC, Timer and WDT objects. Everything else is handed what it needs.
+Pin, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed what it
+needs.
+
+Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
+edge rings `bell` (doorbell.py), which ends the loop's sleep. The lever handlers stamp the
+press first (levers.py); the button handler only rings, the buttons are then polled by the
+loop while one is down or settling (buttons.py).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -11,6 +17,7 @@ Pin, PWM, ADC, Timer and WDT objects. Everything else is handed what it needs.
 import machine
 from buttons import Buttons
 from buzzer import Buzzer
+from doorbell import Doorbell
 from levers import Levers
 from micropython import const
 from tm1637 import TM1637
@@ -42,21 +49,20 @@ def _display(clk, dio):
 class Board:
     def __init__(self):
         Pin = machine.Pin
+        self.bell = Doorbell()
         self.displays = (_display(_LEFT_CLK, _LEFT_DIO), _display(_RIGHT_CLK, _RIGHT_DIO))
         self.levers = Levers(
-            Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP), Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP)
+            Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP),
+            Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP),
+            bell=self.bell.rung,
         )
-        self.buttons = Buttons(
-            tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
-        )
+        buttons = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
+        for pin in buttons:
+            pin.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
+        self.buttons = Buttons(buttons)
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.adc = machine.ADC(_BATTERY_ADC)
-        self.timer = machine.Timer(-1)
-        self.idle = machine.idle  # looked up at boot: the host harness replaces it
-
-    def start_timer(self, hz, callback):
-        self.timer.init(mode=machine.Timer.PERIODIC, freq=hz, callback=callback)
 
     def watchdog(self, timeout_ms):
         return machine.WDT(timeout=timeout_ms)

@@ -19,6 +19,10 @@ Debounce: a level change counts once it has been steady for `debounce_ms`; the p
 like any other (so start-up combinations are possible). `held_mask` gives the debounced
 state of all four for combinations. If the loop stalls, at most one REPEAT fires per call
 (no burst). A full queue drops new events and counts them in `dropped`.
+
+Polling only when needed: `next_due(now_ms)` says when a poll can next change anything: while
+a level is settling (debounce), or a held button's LONG / REPEAT is pending. Otherwise only
+an edge can (board.py wakes the loop on every button edge), and the loop need not poll.
 """
 
 import time
@@ -98,6 +102,28 @@ class Buttons:
             elif held:
                 n += self._held(b, now_ms)
         return n
+
+    def next_due(self, now_ms):
+        """ms until a poll can next change anything without a new edge, 0 if due now, or -1
+        when only an edge can (nothing settling, nothing pending while held). Allocates
+        nothing."""
+        st = self._st
+        wait = -1
+        for b in range(_N):
+            bit = 1 << b
+            held = self.held_mask & bit
+            if st[_RAW * _N + b] != (1 if held else 0):
+                due = time.ticks_add(st[_RAW_T * _N + b], self.debounce_ms)
+            elif held and (self.repeat_mask & bit or not st[_FIRED * _N + b]):
+                due = st[_NEXT_T * _N + b]
+            else:
+                continue
+            d = time.ticks_diff(due, now_ms)
+            if d < 0:
+                d = 0
+            if wait < 0 or d < wait:
+                wait = d
+        return wait
 
     def _change(self, b, down):
         st = self._st

@@ -5,10 +5,11 @@ Owns what the buzzer is playing. It is handed a PWM object (board.py creates
 so the PWM is never deinitialised while the clock runs.
 
 A pattern is a flat tuple of (frequency in Hz, duration in ms) pairs; frequency 0 is a rest.
-`play(pattern, now_ms)` starts it at once; `update(now_ms)` (every frame) moves to the next
-step when the current one has run its time, keeping the pattern's own timing (a late frame
-shortens the following step, it does not stretch the pattern). After a stall of more than
-`resync_ms` the pattern is re-anchored to now instead of racing through the missed steps.
+`play(pattern, now_ms)` starts it at once; `update(now_ms)` moves to the next step when the
+current one has run its time (the loop wakes for it: `next_due`), keeping the pattern's own
+timing (a late wakeup shortens the following step, it does not stretch the pattern). After a
+stall of more than `resync_ms` the pattern is re-anchored to now instead of racing through
+the missed steps.
 
 With sound off (`set_enabled(False)`, or `enabled=False`) nothing plays and the PWM stays
 silent. Bad patterns never raise: an odd trailing element is ignored, durations below 1 ms
@@ -78,8 +79,15 @@ class Buzzer:
         """True while a pattern plays."""
         return self._pattern is not None
 
+    def next_due(self, now_ms):
+        """ms until `update` has a step to start or end (0 if due now), or -1 when silent."""
+        if self._pattern is None:
+            return -1
+        d = time.ticks_diff(self._end, now_ms)
+        return d if d > 0 else 0
+
     def update(self, now_ms):
-        """Every frame: advance the pattern to `now_ms`. Never blocks."""
+        """Advance the pattern to `now_ms` (when `next_due` says). Never blocks."""
         p = self._pattern
         if p is None:
             return

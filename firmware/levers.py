@@ -2,19 +2,26 @@
 
 Owns the lever IRQ handlers, the ring buffer of (side, stamp) and the debounce state. It is
 handed two pins (board.py creates them as `Pin(n, Pin.IN, Pin.PULL_UP)`; pressed = low) and
-needs their `value()` and `irq(handler, trigger, hard)` methods and the IRQ_FALLING class
-constant. Sides: 0 = left, 1 = right.
+needs their `value()`, `irq(handler, trigger, hard)` and `irq().flags()` methods and the
+IRQ_FALLING / IRQ_RISING class constants. Sides: 0 = left, 1 = right.
 
 Timestamps are `time.ticks_us()` values read first thing in the interrupt, so a press is
 stamped when the contact closed, not when the main loop gets round to it.
 
-Debounce: the IRQ fires on the falling edge only. The first falling edge of an *armed*
-lever is a press: its stamp is queued and the lever is disarmed, so the rest of the bounce
-is ignored however long it lasts. The main loop re-arms a lever (in `update`, which
-`pop`/`drain` call) once it reads released (high) and no edge has come for `debounce_us`;
-so the falling edges of the bounce when a lever is *released* are ignored too. Reading the
-level inside the IRQ would not do: a bounce can flip the line back before the handler runs.
-A lever held at start-up is armed only after it is released.
+Debounce: the IRQ fires on both edges; each edge is stamped as the lever's last edge. The
+first falling edge of an *armed* lever is a press: its stamp is queued and the lever is
+disarmed, so the rest of the bounce is ignored however long it lasts. The main loop re-arms a
+lever (in `update`, which `pop`/`drain` call) once it reads released (high) and no edge has
+come for `debounce_us`; so the falling edges of the bounce when a lever is *released* are
+ignored too. Reading the level inside the IRQ would not do: a bounce can flip the line back
+before the handler runs, so the handler asks the pin which edge latched (`irq().flags()`).
+
+Waking the loop: every edge adds one to `bell[0]` (an array cell handed in by board.py and
+shared with the other GPIO handlers, which all run in the RP2040's one IO_BANK0 interrupt,
+so they never interleave). The loop sleeps until the bell changes; `update()` returns how
+long it may then sleep before re-arming is due (the quiet time after a release), or -1
+when only an edge can change anything (both armed, or a disarmed lever still held: its
+release edge rings the bell).
 
 Order and ties: `pop`/`drain` give presses in timestamp order. Two levers pressed in the
 same millisecond give two events, earlier stamp first; on an exact tie (same microsecond)
@@ -25,9 +32,10 @@ stamp is late by the handler's run time (not yet measured on the board; tens of 
 Overflow: when the ring is full a new press is dropped (never overwrites) and counted in
 `dropped()`; what was queued stays intact.
 
-Main-loop contract: call `update()` (or `pop`/`drain`, which call it) every frame. It also
-keeps the quiet test within ticks_diff's 2**29 us range by remembering which edge it has
-already seen to be old, so a lever left alone for hours still re-arms correctly.
+Main-loop contract: call `update()` (or `pop`/`drain`, which call it) after the bell rings
+and again when the time it returned has passed. An armed lever needs nothing; the quiet test
+stays within ticks_diff's 2**29 us range by remembering which edge it has already seen to be
+old, so a lever left alone for hours still re-arms correctly.
 """
 
 import time
@@ -44,7 +52,7 @@ _TAIL = const(1)  # next ring slot the main loop reads (main-owned)
 _DROPPED = const(2)  # presses lost to a full ring (IRQ-owned)
 _COUNT = const(3)  # + side: presses accepted so far, masked (IRQ-owned)
 _ARMED = const(5)  # + side: the lever is armed while this equals _COUNT + side (main-owned)
-_EDGE = const(7)  # + side: ticks_us of that lever's last falling edge (IRQ-owned)
+_EDGE = const(7)  # + side: ticks_us of that lever's last edge, either way (IRQ-owned)
 _OLD = const(9)  # + side: an _EDGE value already seen older than the window (main-owned)
 _ST_LEN = const(11)
 
@@ -52,8 +60,10 @@ _ST_LEN = const(11)
 class Levers:
     debounce_us = 20_000  # quiet time before a lever re-arms, us
 
-    def __init__(self, left, right, ring_size=16):
+    def __init__(self, left, right, ring_size=16, bell=None):
         self._pins = (left, right)
+        # +1 per edge, for the loop's sleep (IRQ-owned; see the module doc)
+        self._bell = bell if bell is not None else array("i", (0,))
         self._n = ring_size + 1  # one slot stays empty to tell full from empty
         self._stamps = array("i", [0] * self._n)  # ticks_us of each queued press
         self._sides = bytearray(self._n)  # side of each queued press
@@ -65,23 +75,28 @@ class Levers:
             st[_OLD + side] = now  # no edge yet: quiet
             st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
         self.stamp_us = 0  # stamp of the press last returned by pop()
-        left.irq(self._irq_left, left.IRQ_FALLING, True)
-        right.irq(self._irq_right, right.IRQ_FALLING, True)
+        self._falling = left.IRQ_FALLING
+        both = left.IRQ_FALLING | left.IRQ_RISING
+        left.irq(self._irq_left, both, True)
+        right.irq(self._irq_right, both, True)
 
     # hard-IRQ safe
     def _irq_left(self, pin):
         t = time.ticks_us()
-        self._press(_LEFT, t)
+        self._edge(_LEFT, t, pin.irq().flags())
 
     # hard-IRQ safe
     def _irq_right(self, pin):
         t = time.ticks_us()
-        self._press(_RIGHT, t)
+        self._edge(_RIGHT, t, pin.irq().flags())
 
     # hard-IRQ safe: ints and preallocated arrays only, no allocation, never raises.
-    def _press(self, side, t):
+    def _edge(self, side, t, flags):
         st = self._st
         st[_EDGE + side] = t
+        self._bell[0] += 1
+        if not flags & self._falling:
+            return  # a release edge: only its time matters (the quiet test)
         count = st[_COUNT + side]
         if st[_ARMED + side] != count:
             return  # bounce, or the lever has not been seen released and quiet yet
@@ -98,20 +113,32 @@ class Levers:
         st[_HEAD] = nxt
 
     def update(self):
-        """Main loop, every frame: re-arm each lever that reads released and has had no edge
-        for `debounce_us`. Race-free against the IRQ: it writes only main-owned cells, and
-        an arm decision based on a press count the IRQ has since moved on is void."""
+        """Re-arm each lever that reads released and has had no edge for `debounce_us`.
+        Returns the us after which calling again can re-arm a lever, or -1 when only an
+        edge (which rings the bell) can. Race-free against the IRQ: it writes only
+        main-owned cells, and an arm decision based on a press count the IRQ has since
+        moved on is void."""
         st = self._st
         now = time.ticks_us()
+        wait = -1
         for side in range(2):
             count = st[_COUNT + side]  # read first: a press after this voids the arming
+            if st[_ARMED + side] == count:
+                continue  # armed
             edge = st[_EDGE + side]
             quiet = edge == st[_OLD + side]
-            if not quiet and time.ticks_diff(now, edge) >= self.debounce_us:
-                st[_OLD + side] = edge
-                quiet = True
+            if not quiet:
+                age = time.ticks_diff(now, edge)
+                if age >= self.debounce_us:
+                    st[_OLD + side] = edge
+                    quiet = True
+                elif self._pins[side].value():
+                    left = self.debounce_us - age
+                    if wait < 0 or left < wait:
+                        wait = left
             if quiet and self._pins[side].value():
                 st[_ARMED + side] = count
+        return wait
 
     def pop(self):
         """Next press: returns its side (0/1) and sets `self.stamp_us`; -1 when none."""
@@ -150,7 +177,7 @@ class Levers:
             n += 1
 
     def pending(self):
-        """Number of queued presses."""
+        """Number of queued presses (a few array reads: cheap enough for every wakeup)."""
         d = self._st[_HEAD] - self._st[_TAIL]
         return d + self._n if d < 0 else d
 

@@ -23,6 +23,12 @@ M:SS by the blank last digit. It is used while the shown value is below `tenths_
 whole seconds (default 10; values above 10 are treated as 10, 0 or less turns tenths off and
 then 0 shows " 0:00"). Whole seconds keep the up-counting display monotonic at the switch.
 
+When the text changes next: `next_change(t_ms, rising, up)` gives the ms until the text for a
+time that falls (countdown) or rises (hourglass gain, stopwatch) at 1 ms per ms first
+differs, so the loop can sleep until then (app.py). Within a layout the text changes each
+time the rounded value does, i.e. at multiples of the layout's unit (100 ms, 1 s, 1 min,
+10 min); a layout switch is a change too. The answer is exact, never early.
+
 Countdown (`countdown_into`) rounds *up* to the resolution shown, so the display never shows
 zero while time is left and shows zero exactly when the time is 0: 9 999 ms is " 0:10",
 3 599 001 ms is "1h00", 3 599 000 ms is "59:59". Up-counting (`countup_into`, stopwatch mode)
@@ -42,6 +48,9 @@ _TENS_MAX = const(599)  # 99 h 50 min in tens of minutes
 _C0 = const(48)  # ord("0")
 _BLANK = const(32)  # ord(" ")
 _H = const(104)  # ord("h")
+_MS_TENTH = const(100)
+_T_H = const(3_599_000)  # countdown: above this, HhMM (1 h rounded up to whole seconds)
+_T_10H = const(35_940_000)  # countdown: above this, HHhM (10 h rounded up to minutes)
 
 
 def _div(t, unit, up):
@@ -90,6 +99,69 @@ def format_into(buf, t_ms, up, tenths_below_s=_TENTHS_MAX_S):
     buf[2] = _C0 + (s % 60) // 10
     buf[3] = _C0 + s % 10
     return 1
+
+
+def _after(t, unit, floor_t):
+    # Falling time, rounded up: the text changes when t reaches the multiple of `unit` below
+    # it, or earlier at `floor_t` (where a finer layout takes over). Returns ms until then.
+    b = (t - 1) // unit * unit
+    if b < floor_t:
+        b = floor_t
+    return t - b
+
+
+def next_change(t_ms, rising, up=True, tenths_below_s=_TENTHS_MAX_S):
+    """ms from now until the text shown for `t_ms` changes, when the time moves by 1 ms per
+    ms: down (`rising` False: a running countdown) or up (`rising` True: the opponent's side
+    in hourglass, or the stopwatch). `up` is the rounding, as in format_into (True: rounded
+    up, countdown display; False: rounded down, stopwatch display). Returns at least 1, or
+    -1 when it never changes (a countdown at 0). Falling with rounding down is not used and
+    answers 1 (always safe: a wakeup too early only renders the same text). Allocates
+    nothing."""
+    if tenths_below_s > _TENTHS_MAX_S:
+        tenths_below_s = _TENTHS_MAX_S
+    tenths_t = (tenths_below_s * 10 - 1) * _MS_TENTH if tenths_below_s > 0 else 0
+    if not rising:
+        if t_ms <= 0:
+            return -1
+        if not up:
+            return 1
+        if t_ms > _T_10H:
+            return _after(t_ms, _MS_10MIN, _T_10H)
+        if t_ms > _T_H:
+            return _after(t_ms, _MS_MIN, _T_H)
+        if t_ms > tenths_t:
+            return _after(t_ms, _MS_S, tenths_t)
+        return _after(t_ms, _MS_TENTH, 0)
+    if t_ms < 0:
+        t_ms = 0
+    if up:
+        # Rounded up, rising: the text changes 1 ms after a multiple of the unit, or at the
+        # first ms of a coarser layout.
+        if t_ms > _T_10H:
+            unit, ceiling = _MS_10MIN, -1
+        elif t_ms > _T_H:
+            unit, ceiling = _MS_MIN, _T_10H + 1
+        elif t_ms > tenths_t:
+            unit, ceiling = _MS_S, _T_H + 1
+        else:
+            unit, ceiling = _MS_TENTH, tenths_t + 1
+        b = (t_ms + unit - 1) // unit * unit + 1
+    else:
+        # Rounded down, rising: the text changes at the next multiple of the unit, or where
+        # the next coarser layout starts.
+        if t_ms >= _MIN_10H * _MS_MIN:
+            unit, ceiling = _MS_10MIN, -1
+        elif t_ms >= _S_1H * _MS_S:
+            unit, ceiling = _MS_MIN, _MIN_10H * _MS_MIN
+        elif t_ms >= tenths_below_s * _MS_S:
+            unit, ceiling = _MS_S, _S_1H * _MS_S
+        else:
+            unit, ceiling = _MS_TENTH, tenths_below_s * _MS_S
+        b = (t_ms // unit + 1) * unit
+    if 0 <= ceiling < b:
+        b = ceiling
+    return b - t_ms
 
 
 def countdown_into(buf, t_ms, tenths_below_s=_TENTHS_MAX_S):

@@ -67,6 +67,7 @@ REQ_BEEP = const(32)  # acknowledge beep (a refused action)
 
 MESSAGE_MS = const(2_000)
 _BLINK_MS = const(500)
+_RESULT_MS = const(2_000)  # the result screen alternates with the final times
 
 # Settings menu: (label, key, values, value labels or None for numbers)
 _SETTINGS = (
@@ -182,6 +183,7 @@ class Ui:
         self.pending_snapshot = None
         self._alert_second = -1
         self._alert_low = False
+        self._beating = False  # the running side shows MM:SS, so its colon beats
 
     # ------------------------------------------------------------ setup
     def control_from_settings(self):
@@ -635,7 +637,8 @@ class Ui:
             self.leds = 1 << g.running
             # The running side's colon beats once a second in the MM:SS layout.
             s = g.running
-            if self.text[s][3] != 32 and self.colon[s] and blink:
+            self._beating = self.text[s][3] != 32 and self.colon[s]  # the MM:SS layout
+            if self._beating and not self._beat(s, now):
                 self.colon[s] = 0
         elif state == E.PAUSED:
             self.leds = (1 << g.running) if blink else 0
@@ -643,6 +646,64 @@ class Ui:
             self.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
         elif state == E.READY and self.battery_pct < self.battery_low_pct and blink:
             self._put2(b"bAt ", b" Lo ")
+
+    def _beat(self, s, now):
+        """The running side's colon beat: on for the first half of each second of the time
+        that counts (the delay while it lasts, else the main time; the stopwatch counts up),
+        so it changes together with the digits, not on a phase of its own."""
+        g = self.game
+        if g.control.mode == MODE_UPCOUNT:
+            return g.remaining(s, now) % 1000 < 500
+        q = g.delay_left(s, now) or g.remaining(s, now)
+        return (q - 1) % 1000 >= 500
+
+    def next_change(self, now):
+        """The first instant (ms) after `now` at which render() may show something else
+        without a key or an engine event, or -1 when only those can change it. Called right
+        after render(now). Never later than the real change (the loop sleeps until then);
+        earlier only at a delay's end, where the beat changes its reference."""
+        screen = self.screen
+        if screen == S_MESSAGE:
+            return self.message_until
+        if screen != S_GAME:
+            return -1  # menus change on keys only
+        g = self.game
+        state = g.state
+        if state == E.FINISHED:
+            return (now // _RESULT_MS + 1) * _RESULT_MS
+        if self.info and state in (E.PAUSED, E.FLAGGED, E.READY):
+            return -1
+        nxt = -1
+        if (
+            state == E.PAUSED
+            or g.flagged[0]
+            or g.flagged[1]
+            or (state == E.READY and self.battery_pct < self.battery_low_pct)
+        ):
+            nxt = (now // _BLINK_MS + 1) * _BLINK_MS
+        if state != E.RUNNING:
+            return nxt
+        stopwatch = g.control.mode == MODE_UPCOUNT
+        for side in (0, 1):
+            r = g.remaining(side, now)
+            trend = g.remaining(side, now + 1) - r  # 1 ms later: -1 falls, 0 still, 1 rises
+            if trend:
+                n = timefmt.next_change(r, trend > 0, not stopwatch)
+                if n > 0 and (nxt < 0 or now + n < nxt):
+                    nxt = now + n
+        s = g.running
+        d = g.delay_left(s, now)
+        if d and (nxt < 0 or now + d < nxt):
+            nxt = now + d  # the main time starts to fall; the beat changes reference
+        if self._beating:
+            # The beat flips at the next half second of the counting time (see _beat).
+            if stopwatch:
+                n = 500 - g.remaining(s, now) % 500
+            else:
+                n = ((d or g.remaining(s, now)) - 1) % 500 + 1
+            if nxt < 0 or now + n < nxt:
+                nxt = now + n
+        return nxt
 
     def _render_info(self):
         g = self.game
@@ -664,7 +725,7 @@ class Ui:
 
     def _render_result(self, now):
         g = self.game
-        if (now // 2_000) & 1:
+        if (now // _RESULT_MS) & 1:
             for side in (0, 1):
                 self._time(side, now)
             return

@@ -60,7 +60,7 @@ TAP_MS = 80
 LONG_MS = 2_200
 REPEAT_MS = 1_500
 _BATTERY_ADC = 3  # ADC channel of VSYS / 3 (firmware/board.py)
-SAMPLE_MS = 10  # change detection step in script mode, ms (the firmware loop runs at 100 Hz)
+SAMPLE_MS = 10  # change detection step in script mode, ms (tenths change every 100 ms)
 _FRAME_BUDGET_S = 0.05  # wall time the UI spends running the firmware per frame, s
 _CHUNK_MS = 100  # virtual time run at once in the UI, ms
 

@@ -1,5 +1,6 @@
 """The drivers' steady-state paths allocate nothing: the lever IRQ handler (hard-IRQ rule),
-levers pop/drain/update, TM1637 show, buttons update/pop, buzzer play/update.
+levers pop/drain/update, TM1637 show, buttons update/pop/next_due, buzzer
+play/update/next_due, the doorbell's ring/take/wait.
 
 Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
 only exercise the same calls. Pins and the PWM are minimal stand-ins defined here (core tests
@@ -35,6 +36,10 @@ class FakePin:
         self.level = level
         self.handler = None
 
+    def flags(self):
+        """The edge that led to the present level (what the IRQ latched)."""
+        return self.IRQ_FALLING if self.level == 0 else self.IRQ_RISING
+
     def value(self, x=None):
         if x is None:
             return self.level
@@ -45,7 +50,10 @@ class FakePin:
         return self.level
 
     def irq(self, handler=None, trigger=0, hard=False):
+        if handler is None:
+            return self  # pin.irq() gives the irq object; flags() is above
         self.handler = handler
+        return self
 
 
 class FakePWM:
@@ -80,8 +88,11 @@ class TestNoAllocation(unittest.TestCase):
             for _ in range(20):  # more than the ring holds: the overflow path too
                 left.level = 0
                 handler(left)
+                right.level = 0
                 right.handler(right)
                 left.level = 1
+                handler(left)  # the release edge
+                right.level = 1
                 lv.update()
             n = lv.drain(noop)
             side = lv.pop()
@@ -119,10 +130,13 @@ class TestNoAllocation(unittest.TestCase):
                 btn.update(t, (1 << SET) | (1 << PLUS))
                 btn.pop()
                 t += 10
+            btn.next_due(t)
             btn.update(t, 0)
+            btn.next_due(t)
             btn.update(t + 50, 0)
             btn.poll(t + 100)
             btn.pop()
+            btn.next_due(t + 100)
         finally:
             heap_unlock()
         self.assertEqual(btn.held_mask, 0)
@@ -137,6 +151,7 @@ class TestNoAllocation(unittest.TestCase):
             t = 0
             while t < 300:
                 bz.update(t)
+                bz.next_due(t)
                 t += 10
             bz.beep(t, 3000, 20)
             bz.update(t + 20)
@@ -144,6 +159,29 @@ class TestNoAllocation(unittest.TestCase):
             heap_unlock()
         self.assertEqual(pwm.d, 0)
         self.assertFalse(bz.busy())
+
+    def test_doorbell(self):
+        try:
+            import select  # noqa: F401
+
+            from doorbell import Doorbell
+        except ImportError:
+            return
+        if not MICROPYTHON:
+            return  # CPython's select.poll takes file descriptors only
+        bell = Doorbell()
+        bell.wait(0)  # the first ipoll makes its result tuple
+        heap_lock()
+        try:
+            bell.ring()
+            bell.wait(10_000)  # rung: returns at once
+            taken = bell.take()
+            again = bell.take()
+            bell.wait(0)
+        finally:
+            heap_unlock()
+        self.assertTrue(taken)
+        self.assertFalse(again)
 
     def test_lever_stamp_is_a_ticks_value(self):
         left = FakePin()

@@ -170,6 +170,67 @@ class TestMonotonic(unittest.TestCase):
             self.assertTrue(shown_ms(up(t)) <= t)
 
 
+class TestNextChange(unittest.TestCase):
+    """next_change(t, rising, up) is exact: the text stays the same for n - 1 more ms and
+    differs after n (the display is monotonic, so equal ends mean equal in between)."""
+
+    def text(self, t, up, tenths):
+        return (timefmt.countdown if up else timefmt.countup)(t, tenths)
+
+    def check(self, t, rising, up, tenths=10):
+        n = timefmt.next_change(t, rising, up, tenths)
+        step = 1 if rising else -1
+        here = self.text(t, up, tenths)
+        what = "t=%d rising=%s up=%s tenths=%d n=%d" % (t, rising, up, tenths, n)
+        if n < 0:
+            self.assertEqual(self.text(t + step * 5_000, up, tenths), here, what)
+            return
+        self.assertTrue(n >= 1, what)
+        self.assertEqual(self.text(t + step * (n - 1), up, tenths), here, what)
+        self.assertTrue(self.text(t + step * n, up, tenths) != here, what)
+
+    def around(self, points, rising, up, tenths=10):
+        for p in points:
+            for d in (-101, -100, -99, -2, -1, 0, 1, 2, 99, 100, 101, 499, 500, 501):
+                if p + d >= 0:
+                    self.check(p + d, rising, up, tenths)
+
+    BOUNDS = (0, 1_000, 4_900, 5_000, 9_900, 10_000, 59_000, 60_000, 600_000, 3_599_000,
+              3_600_000, 3_660_000, 10 * H - MIN, 10 * H, 10 * H + 10 * MIN, 12 * H)  # fmt: skip
+
+    def test_falling_countdown(self):
+        self.around(self.BOUNDS, False, True)
+        self.around((4_900, 5_000, 9_900), False, True, 5)
+        self.around((0, 1_000, 60_000), False, True, 0)
+
+    def test_rising_countdown_display(self):
+        self.around(self.BOUNDS, True, True)
+        self.around((4_900, 5_000, 9_900), True, True, 5)
+        self.around((0, 1_000), True, True, 0)
+
+    def test_rising_stopwatch(self):
+        self.around(self.BOUNDS, True, False)
+        self.around((4_900, 5_000), True, False, 5)
+        self.around((0, 1_000), True, False, 0)
+
+    def test_sweep_a_whole_countdown_minute(self):
+        # Following the answers from 61 s down to 0 visits every change exactly once.
+        t = 61_000
+        changes = 0
+        while True:
+            n = timefmt.next_change(t, False, True)
+            if n < 0:
+                break
+            t -= n
+            changes += 1
+        self.assertEqual(t, 0)
+        self.assertEqual(changes, 51 + 99 + 1)  # 61..10 s, 9.9 .. 0.1 s, then " 0:0 "
+
+    def test_countdown_at_zero_never_changes(self):
+        self.assertEqual(timefmt.next_change(0, False, True), -1)
+        self.assertEqual(timefmt.next_change(-5, False, True), -1)
+
+
 class TestNoAllocation(unittest.TestCase):
     def test_into_functions_do_not_allocate(self):
         if not MICROPYTHON:
@@ -186,6 +247,9 @@ class TestNoAllocation(unittest.TestCase):
                 timefmt.countdown_into(buf, t)
                 timefmt.countup_into(buf, t)
                 timefmt.countdown_into(buf, t, 5)
+                timefmt.next_change(t, False, True)
+                timefmt.next_change(t, True, True)
+                timefmt.next_change(t, True, False)
         finally:
             micropython.heap_unlock()
         self.assertEqual(bytes(buf), b"99h5")

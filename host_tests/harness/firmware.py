@@ -2,9 +2,10 @@
 
 `SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
 default), puts live TM1637 models on the display pins, and runs main.py with its flash
-filesystem in a host folder. The main loop's `machine.idle()` advances virtual time to the
-next timer or host event, so the loop runs exactly as on the board, only as fast as the
-host can go. Control comes back to the caller through host events that stop the run.
+filesystem in a host folder. The main loop's sleep (`select.poll` on the doorbell, faked by
+harness/mp_select.py) advances virtual time to the next host event or the poll's timeout,
+so the loop runs exactly as on the board, only as fast as the host can go. Control comes
+back to the caller through host events that stop the run.
 
 Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS GP13.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import machine
 
-from harness import tm1637_decode, vtime
+from harness import mp_select, tm1637_decode, vtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
@@ -35,14 +36,19 @@ class PowerOff(Exception):
     """The simulated power switch."""
 
 
-def _idle():
-    """machine.idle() on the host: sleep until the next timer or host event is due."""
-    events = machine._board.events
-    if not events:
-        machine.advance(1000)
-        return
-    due = min(e[0] for e in events)
-    machine.advance(max(0, due - vtime.current.us))
+def _import_with_fake_select(name):
+    """Import firmware module `name` with harness/mp_select.py as its `select` (CPython's
+    select.poll cannot wait on a MicroPython stream object); CPython's module stays for
+    everything else."""
+    real = sys.modules.get("select")
+    sys.modules["select"] = mp_select
+    try:
+        __import__(name)
+    finally:
+        if real is not None:
+            sys.modules["select"] = real
+        else:
+            del sys.modules["select"]
 
 
 class SimulatedClock:
@@ -58,10 +64,11 @@ class SimulatedClock:
     def power_on(self):
         machine.host_reset()
         self.vt = vtime.install(vtime.VirtualTime(self.start_us))
-        machine.idle = _idle
         self.chips = tuple(
-            tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio)) for clk, dio in DISPLAY_PINS
+            tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio), machine.now_us)
+            for clk, dio in DISPLAY_PINS
         )
+        self.boot_us = None  # virtual us at which the app's monotonic clock reads 0
         self._booted = False
 
     def _boot_and_run(self):
@@ -75,12 +82,14 @@ class SimulatedClock:
                 for name in list(sys.modules):
                     if name in _FIRMWARE_MODULES:
                         del sys.modules[name]  # a fresh boot imports fresh modules
+                _import_with_fake_select("doorbell")
                 import app as app_module
 
                 original_init = app_module.App.__init__
                 runner = self
 
                 def init(self_app, board, root=".", fs=os):
+                    runner.boot_us = machine.now_us()  # MonoClock(ticks_us()) starts here
                     original_init(self_app, board, root, fs)
                     runner.app = self_app
 
@@ -136,6 +145,14 @@ class SimulatedClock:
     def is_pressed(self, name):
         """True while that lever or button is held down (its line pulled low from outside)."""
         return machine.Pin(LEVER.get(name, BUTTON.get(name))).value() == 0
+
+    def mono_ms(self, t_us=None):
+        """The app's monotonic ms at virtual time `t_us` (default: now)."""
+        return ((self.vt.us if t_us is None else t_us) - self.boot_us) // 1000
+
+    def at_us(self, mono_ms):
+        """Virtual us at which the app's monotonic clock reaches `mono_ms`."""
+        return self.boot_us + mono_ms * 1000
 
     # --------------------------------------------------------- outputs
     def display(self, side):

@@ -11,8 +11,10 @@ Two ways to use it:
 - `decode(clk_pin, dio_pin)` replays the pins' recorded traces (fake machine, any time
   after the traffic) and returns the Chip; nobody drove the ACK then, so the driver counted
   NACKs.
-- `attach(clk_pin, dio_pin)` puts a live Chip on the pins: it follows every level change and
-  pulls DIO low for each ACK like the real chip, so the driver sees ACKs.
+- `attach(clk_pin, dio_pin, clock=None)` puts a live Chip on the pins: it follows every level
+  change and pulls DIO low for each ACK like the real chip, so the driver sees ACKs. With a
+  `clock` (a callable giving the time, e.g. virtual us), `timeline` records (time, lit
+  segment bytes) each time what the display lights changes: when each change was written.
 
 `text(segs)` turns segment bytes back into characters (the inverse of segments.py, with the
 canonical character for shared glyphs: 0 not O, 5 not S, I for the left bar, the lower-case
@@ -46,7 +48,9 @@ def text(segs):
 
 
 class Chip:
-    def __init__(self):
+    def __init__(self, clock=None):
+        self.clock = clock
+        self.timeline = []  # (clock(), shown()) after each stop that changed what is lit
         self.ram = bytearray(6)  # display registers, grids 0..5 (4-digit modules use 0..3)
         self.on = False  # display control: lit (the chip powers up dark)
         self.brightness = 0  # 0..7
@@ -130,6 +134,10 @@ class Chip:
         state = (self.segments(), self.on, self.brightness)
         if not self.history or self.history[-1] != state:
             self.history.append(state)
+        if self.clock is not None:
+            lit = self.shown()
+            if not self.timeline or self.timeline[-1][1] != lit:
+                self.timeline.append((self.clock(), lit))
 
     def _clk_rise(self):
         if not self._in or self._ack:
@@ -193,9 +201,9 @@ def decode(clk_pin, dio_pin):
     return chip
 
 
-def attach(clk_pin, dio_pin):
+def attach(clk_pin, dio_pin, clock=None):
     """A live Chip on two fake-machine pins; it drives the ACK on DIO."""
-    chip = Chip()
+    chip = Chip(clock)
     chip.edge(_CLK, clk_pin.value())
     chip.edge(_DIO, dio_pin.value())
     chip.drive_dio = lambda level: dio_pin.drive(level, source="tm1637")

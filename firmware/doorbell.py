@@ -1,0 +1,60 @@
+"""The loop's sleep: a doorbell that GPIO interrupts ring and `select.poll` waits on.
+
+Owns the one thing the main loop blocks in. Hard-IRQ handlers (levers.py, board.py's button
+handler) add one to `rung[0]`, a preallocated array cell; `wait(timeout_ms)` returns as soon
+as that count differs from the one the loop last took (`take()`), or when the timeout has
+passed. It is the mechanism of micropython-async's ThreadSafeFlag without the scheduler: an
+`io.IOBase` whose `ioctl(MP_STREAM_POLL)` says "readable" while rung.
+
+Why it sleeps and wakes at once (MicroPython's extmod/modselect.c, non-POSIX ports such as
+rp2): `poll.ipoll(t)` polls the registered objects once, then waits in
+`mp_event_wait_ms(t - elapsed)`, a WFE that any interrupt ends early (on the rp2 port an
+alarm ends it at the timeout), and polls again; it returns when an object is ready or `t` ms
+have passed by `ticks_ms`. So the CPU sleeps between events, a GPIO edge ends the sleep
+within microseconds, and an edge that comes between the poll and the WFE is not lost (the
+interrupt's exit sets the event flag, so the WFE returns at once). `ipoll` allocates only
+its result tuple, once.
+
+Contract: `take()` before looking at the sources (lever ring, buttons), so an edge that
+comes while the loop works rings again and the next `wait` returns at once. A timeout may
+return up to 1 ms early in µs terms (`ticks_ms` granularity): callers add 1 ms.
+"""
+
+import io
+import select
+from array import array
+
+from micropython import const
+
+_MP_STREAM_POLL = const(3)
+
+
+class Doorbell(io.IOBase):
+    def __init__(self):
+        self.rung = array("i", (0,))  # +1 per edge (IRQ-owned: only handlers write it)
+        self.seen = 0  # rung[0] at the last take() (main-owned)
+        self._poll = select.poll()
+        self._poll.register(self, select.POLLIN)
+
+    def ioctl(self, req, arg):
+        """The stream protocol select.poll calls (main context, not an IRQ)."""
+        if req == _MP_STREAM_POLL:
+            return arg if self.rung[0] != self.seen else 0
+        return -1  # no other request is supported
+
+    # hard-IRQ safe: one array store, no allocation (for handlers that have no bell of
+    # their own to ring)
+    def ring(self, _pin=None):
+        self.rung[0] += 1
+
+    def take(self):
+        """True when the bell rang since the last take(); from now on only new edges count."""
+        n = self.rung[0]
+        if n == self.seen:
+            return False
+        self.seen = n
+        return True
+
+    def wait(self, timeout_ms):
+        """Sleep until the bell rings or `timeout_ms` (>= 0) has passed."""
+        self._poll.ipoll(timeout_ms)
