@@ -1,5 +1,5 @@
 """The board: the one module that knows the pin map (hardware/README.md) and creates the
-Pin, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed what it
+Pin, SoftI2C, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed what it
 needs.
 
 Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
@@ -20,7 +20,7 @@ from buzzer import Buzzer
 from doorbell import Doorbell
 from levers import Levers
 from micropython import const
-from tm1637 import TM1637
+from tm1637 import BUS_HZ, TM1637
 
 _LEFT_CLK = const(2)
 _LEFT_DIO = const(3)
@@ -36,14 +36,26 @@ _MINUS = const(12)
 _PLUS = const(13)
 _BUZZER = const(15)
 _BATTERY_ADC = const(3)
+# The TM1637 never stretches the clock: CLK rises within a few us of its release (pull-ups
+# and line capacitance). A line held low fails the frame after this long, not SoftI2C's
+# default 50 ms (tm1637.py counts the error and the loop goes on).
+_BUS_TIMEOUT_US = const(100)
 
 BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
 BATTERY_FULL_MV = const(4_500)
 
 
 def _display(clk, dio):
+    """A TM1637 on a SoftI2C bus over its CLK/DIO pins (tm1637.py says why). Both lines are
+    open drain with the internal pull-up on, beside the module's own pull-ups."""
     Pin = machine.Pin
-    return TM1637(Pin(clk, Pin.OUT, value=1), Pin(dio, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1))
+    bus = machine.SoftI2C(
+        scl=Pin(clk, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1),
+        sda=Pin(dio, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1),
+        freq=BUS_HZ,
+        timeout=_BUS_TIMEOUT_US,
+    )
+    return TM1637(bus)
 
 
 class Board:

@@ -56,6 +56,23 @@ class FakePin:
         return self
 
 
+class FakeBus:
+    """SoftI2C's primitives as the TM1637 driver uses them: every byte acknowledged."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def write(self, buf):
+        self.bytes += len(buf)
+        return len(buf)
+
+
 class FakePWM:
     def __init__(self):
         self.f = 0
@@ -104,7 +121,8 @@ class TestNoAllocation(unittest.TestCase):
         self.assertTrue(lv.dropped() > 0)
 
     def test_tm1637_show(self):
-        disp = TM1637(FakePin(), FakePin())
+        bus = FakeBus()
+        disp = TM1637(bus)
         a = bytearray(b"\x3f\x06\x5b\x4f")
         b = bytearray(b"\x06\x86\x5b\x4f")
         disp.show(a)
@@ -119,6 +137,8 @@ class TestNoAllocation(unittest.TestCase):
         self.assertTrue(wrote)
         self.assertFalse(same)
         self.assertEqual(disp.frames, 3)
+        self.assertEqual(bus.bytes, 3 * 7)
+        self.assertEqual(disp.nacks, 0)
 
     def test_buttons(self):
         btn = Buttons([FakePin(), FakePin(), FakePin(), FakePin()])

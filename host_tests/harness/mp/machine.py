@@ -27,6 +27,13 @@ Behaviour copied from the rp2 port (facts, not code):
   it. `freq()` reads back the frequency the divider really gives; `duty_u16()` reads back the
   value set (the board rounds it to the slice's resolution).
 - `ADC(0..4 | 26..29 | Pin)`: read_u16 gives the 12-bit reading scaled to 16 bits.
+- `SoftI2C(scl, sda, *, freq=400000, timeout=50000)`: extmod/machine_i2c.c's bit-banging,
+  step for step, on the fake pins (both made open drain, pulls kept, as
+  mp_hal_pin_open_drain does): half-period delay `500000 // freq` us (at least 1), which
+  advances virtual time without running events (the CPU is busy in C); clock stretching
+  waits for SCL high up to `timeout` us, else OSError(ETIMEDOUT); the constructor sends a
+  stop. Primitives `start()`, `stop()`, `write(buf)` (ACK count, stops at the first NACK;
+  the ACK is read on SDA at the ninth clock), and `writeto(addr, buf)` for completeness.
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
 
 Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
@@ -599,6 +606,113 @@ class PWM:
         row = (_now(), self.freq() if self._slice.freq_set else 0, self._duty, self.sounding())
         if not self.trace or self.trace[-1][1:] != row[1:]:
             self.trace.append(row)
+
+
+# ---------------------------------------------------------------------------- SoftI2C
+
+_ETIMEDOUT = 110
+
+
+class SoftI2C:
+    def __init__(self, scl, sda, *, freq=400_000, timeout=50_000):
+        self._scl = scl if isinstance(scl, Pin) else Pin(scl)
+        self._sda = sda if isinstance(sda, Pin) else Pin(sda)
+        self._timeout = timeout
+        self._delay = max(1, 500_000 // freq)
+        for pin in (self._scl, self._sda):  # mp_hal_pin_open_drain: released, pulls kept
+            pin._mode = Pin.OPEN_DRAIN
+            pin._func = Pin.ALT_SIO
+            pin._out = 1
+            pin._update()
+        self._stop()
+
+    def _wait(self, us):
+        vtime.current.advance_us(us)
+
+    @staticmethod
+    def _od(pin, level):
+        pin._out = level
+        pin._update()
+
+    def _scl_release(self):
+        self._od(self._scl, 1)
+        self._wait(self._delay)
+        count = self._timeout
+        while self._scl.value() == 0 and count:
+            self._wait(1)
+            count -= 1
+        return 0 if count else -_ETIMEDOUT
+
+    def _start(self):
+        self._od(self._sda, 1)
+        self._wait(self._delay)
+        ret = self._scl_release()
+        if ret:
+            return ret
+        self._od(self._sda, 0)
+        self._wait(self._delay)
+        return 0
+
+    def _stop(self):
+        self._wait(self._delay)
+        self._od(self._sda, 0)
+        self._wait(self._delay)
+        ret = self._scl_release()
+        self._od(self._sda, 1)
+        self._wait(self._delay)
+        return ret
+
+    def _write_byte(self, val):
+        self._wait(self._delay)
+        self._od(self._scl, 0)
+        for i in range(7, -1, -1):
+            self._od(self._sda, (val >> i) & 1)
+            self._wait(self._delay)
+            ret = self._scl_release()
+            if ret:
+                self._od(self._sda, 1)
+                return ret
+            self._od(self._scl, 0)
+        self._od(self._sda, 1)
+        self._wait(self._delay)
+        ret = self._scl_release()
+        if ret:
+            return ret
+        nack = self._sda.value()
+        self._wait(self._delay)
+        self._od(self._scl, 0)
+        return nack
+
+    @staticmethod
+    def _check(ret):
+        if ret < 0:
+            raise OSError(-ret)
+        return ret
+
+    def start(self):
+        self._check(self._start())
+
+    def stop(self):
+        self._check(self._stop())
+
+    def write(self, buf):
+        acks = 0
+        for b in bytes(buf):
+            ret = self._check(self._write_byte(b))
+            if ret:
+                break
+            acks += 1
+        return acks
+
+    def writeto(self, addr, buf, stop=True):
+        self.start()
+        if self._check(self._write_byte(addr << 1)):
+            self.stop()
+            raise OSError(19)  # ENODEV
+        acks = self.write(buf)
+        if stop:
+            self.stop()
+        return acks
 
 
 # ---------------------------------------------------------------------------- ADC
