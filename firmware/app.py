@@ -150,10 +150,12 @@ class App:
             wait_us = levers.update()
             self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
         g = ui.game
-        ev = g.tick(now)
-        if ev:
-            self._events(ev)
-            dirty = True
+        deadline = g.deadline()
+        if 0 <= deadline <= now:
+            ev = g.tick(now)
+            if ev:
+                self._events(ev)
+                dirty = True
         if rang or 0 <= self._button_due <= now:
             if self._buttons(now):
                 dirty = True

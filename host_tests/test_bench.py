@@ -23,11 +23,20 @@ def test_micropython_half_parses_and_press_allocates_nothing():
     records = bench.run_micropython(N, mpy=False)
     assert set(bench.EXPECTED) <= set(records)
     assert records["runtime"]["value"].startswith("MicroPython 1.27")
-    for key in ("press", "tick", "frame", "timefmt", "step"):
+    for key in ("press", "tick", "frame", "show", "timefmt", "wake_idle", "wake_move"):
         assert records[key + "_bytes"]["value"] == 0, key
         assert records[key + "_locked"]["value"] == 1, key
         assert records[key + "_us"]["value"] >= 0
     assert records["boot_heap"]["value"] > 0
+    # The event-driven loop: no allocation per wakeup or press, and the wakeup counts of
+    # virtual time (deterministic, unlike the timings).
+    assert records["loop_locked"]["value"] == 1
+    assert records["loop_bytes"]["value"] == 0
+    assert records["mmss_wakeups"]["value"] <= 2.05
+    assert records["hmm_wakeups"]["value"] <= 0.3
+    assert 10 <= records["tenths_wakeups"]["value"] <= 11
+    for key in ("mmss_lag", "tenths_lag", "hmm_lag", "flag_lag", "lever_lag"):
+        assert 0 <= records[key]["value"] <= 2_000, key  # virtual us: the poll's 1 ms grid
 
 
 @needs_node
@@ -38,7 +47,10 @@ def test_main_from_mpy_writes_markdown(tmp_path, capsys):
     assert "| engine press: bytes allocated | 0 B | <= 0 B | ok |" in text
     assert "mpy-cross .mpy files" in text
     assert "| engine.mpy |" in text
-    assert "engine press: time" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "engine press: time" in out
+    assert "mmss: CPU busy on the RP2040 (estimate)" in out
+    assert "lever: edge to written, RP2040 (estimate)" in out
 
 
 def test_incomplete_output_is_an_error():

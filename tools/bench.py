@@ -31,6 +31,7 @@ MPY_ARCH = "-march=armv6m"  # RP2040 = Cortex-M0+ (bytecode only: the same file 
 SOURCE_ONLY = ("main.py",)
 HEAP_BYTES = 256 * 1024  # MicroPython heap given to the wasm runtime
 DEFAULT_N = 20_000
+SCENARIOS = ("mmss", "tenths", "hmm")
 _CHUNK = 256  # .mpy bytes per line of the blob
 
 # Figures tools/bench_mp.py must print (a missing one means the run broke).
@@ -40,10 +41,26 @@ EXPECTED = (
     "boot_heap_base",
     *(
         "%s_%s" % (what, fig)
-        for what in ("press", "tick", "frame", "timefmt", "step")
+        for what in ("press", "tick", "frame", "show", "timefmt", "wake_idle", "wake_move")
         for fig in ("us", "bytes", "locked")
     ),
+    "loop_locked",
+    "loop_bytes",
+    "lever_lag",
+    *("%s_%s" % (sc, fig) for sc in SCENARIOS for fig in ("wakeups", "frames", "work", "lag")),
+    "flag_lag",
 )
+
+# From wasm to the RP2040 (../shared/TARGET.md, measured on the chip at 125 MHz): App.step()
+# took 1031 us there and 48 us under this bench, a factor of ~21 for the loop's call-heavy
+# code (arithmetic-heavy code is nearer 7: this errs on the slow side).
+CHIP_FACTOR = 1031 / 48
+# A TM1637 frame's bit time on the wire: SoftI2C at tm1637.BUS_HZ (100 kHz: 5 us half
+# periods), FRAME_BUS_DELAYS of them (tools/bench_board.py); its Python calls are measured.
+FRAME_BUS_US = 161 * 5
+IRQ_US = 15  # lever edge to its stamp in the hard IRQ, measured on the chip (TARGET.md)
+LAG_TARGET_US = 5_000
+BUSY_TARGET_PCT = 1.0
 
 
 class BenchError(Exception):
@@ -87,6 +104,66 @@ def write_blob(mpy_dir, blob_dir):
         items.extend("D " + data[i : i + _CHUNK].hex() for i in range(0, len(data), _CHUNK))
     text = "[\n" + ",\n".join(json.dumps(x) for x in items) + "\n]\n"
     (blob_dir / "mpy_blob.json").write_text(text)
+
+
+def chip_records(mp):
+    """The RP2040 estimates from the wasm figures: CPU busy while a clock runs and the worst
+    lag from an instant (a display change, a lever edge, the flag deadline) to the end of
+    the display write that shows it."""
+    out = []
+    f = CHIP_FACTOR
+    per_wake = {}
+    for sc in SCENARIOS:
+        wakeups = mp[sc + "_wakeups"]["value"]
+        frames = mp[sc + "_frames"]["value"]
+        work = mp[sc + "_work"]["value"]
+        busy_us = work * f + frames * FRAME_BUS_US
+        per_wake[sc] = (work / wakeups if wakeups else 0, frames / wakeups if wakeups else 0)
+        out.append(
+            _record(
+                sc + "_busy",
+                round(busy_us / 10_000, 3),
+                "%",
+                "%s: CPU busy on the RP2040 (estimate)" % sc,
+                "(loop work per s x %.1f) + (frames per s x %d us of bus time), over 1 s"
+                % (f, FRAME_BUS_US),
+                BUSY_TARGET_PCT if sc != "tenths" else None,
+            )
+        )
+    # Until the write: a wakeup's fixed part (measured whole, so an upper bound: it includes
+    # the sleep planning done after the write), the UI render and encoding ("ui frame"), and
+    # per changed display the driver's Python part and the frame's bus time. The sound and
+    # the next-change planning come after the write and do not delay it.
+    wake = mp["wake_idle_us"]["value"]
+    draw = mp["frame_us"]["value"]
+    show = mp["show_us"]["value"]
+    for key, label, lag, extra, frames in (
+        ("mmss", "mm:ss: display change", mp["mmss_lag"]["value"], 0, 1),
+        ("tenths", "tenths: display change", mp["tenths_lag"]["value"], 0, 1),
+        ("flag", "flag: deadline", mp["flag_lag"]["value"], mp["tick_us"]["value"], 2),
+        ("lever", "lever: edge", IRQ_US + mp["lever_lag"]["value"], mp["press_us"]["value"], 2),
+    ):
+        us = lag + (wake + extra + draw + frames * show) * f + frames * FRAME_BUS_US
+        out.append(
+            _record(
+                key + "_chip_lag",
+                round(us),
+                "us",
+                "%s to written, RP2040 (estimate)" % label,
+                "worst virtual lag%s + (wakeup %s+ ui frame + %d x TM1637.show) x %.1f + %d x "
+                "%d us bus time"
+                % (
+                    " + IRQ stamp %d us" % IRQ_US if key == "lever" else "",
+                    {"flag": "+ engine tick ", "lever": "+ engine press "}.get(key, ""),
+                    frames,
+                    f,
+                    frames,
+                    FRAME_BUS_US,
+                ),
+                LAG_TARGET_US,
+            )
+        )
+    return out
 
 
 def size_records(mpy_sizes):
@@ -182,7 +259,7 @@ def fmt_value(rec):
     if unit == "ok":
         return "yes" if v else "NO"
     if unit == "us":
-        return "%.2f us" % v
+        return "%.2f us" % v if isinstance(v, float) else "%d us" % v
     if isinstance(v, float) and v != int(v):
         return "%.3f %s" % (v, unit)
     return "%d %s" % (v, unit)
@@ -194,7 +271,7 @@ def fmt_target(rec):
         return ""
     if rec["unit"] == "ok":
         return "yes"
-    return "<= %d %s" % (t, rec["unit"])
+    return "<= %g %s" % (t, rec["unit"])
 
 
 def rows(records):
@@ -252,7 +329,7 @@ def main(argv=None):
         print("bench: %s" % exc, file=sys.stderr)
         return 1
     runtime = mp["runtime"]["value"]
-    records = [mp[k] for k in EXPECTED] + size_records(mpy_sizes)
+    records = [mp[k] for k in EXPECTED] + chip_records(mp) + size_records(mpy_sizes)
     print("bench: %s, N = %d\n" % (runtime, args.n))
     print(table_text(records))
     out = Path(args.out)

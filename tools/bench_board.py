@@ -1,27 +1,34 @@
 """A stand-in for firmware/board.py that runs under MicroPython without `machine`: for the bench.
 
-Owns nothing on the board. It has the interface App uses (displays, levers, buttons, buzzer,
-set_leds, battery_percent, start_timer, watchdog, idle). The levers, buttons and buzzer are the
-real firmware drivers (levers.py, buttons.py, buzzer.py) handed fake pins and a fake PWM, so
-their per-step cost is part of the measured loop step; the displays are stand-ins whose
-`show()` only copies the 4 segment bytes (no TM1637 bit-banging through fake pins).
+Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
+buzzer, set_leds, battery_percent, watchdog). The levers, buttons, buzzer and TM1637 drivers
+are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
+a fake PWM and a fake two-wire bus, so their Python cost is part of what the bench measures;
+the bus's own bit time (C code on the board) is added by tools/bench.py from the protocol
+(`FRAME_BUS_DELAYS`).
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
-moves the clock by exactly one loop period per step (the wasm port's ticks_us() has only 1 ms
-resolution, and the app ignores a lever press within 50 ms of the other lever's).
+decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
+stands in for doorbell.py: `wait(ms)` moves the virtual clock to the timeout (on the ticks_ms
+grid, as MicroPython's poll) or to a lever press the bench scheduled, which it fires.
 
 Nothing here allocates after the constructor: it must not pollute the bench's allocation
 figures.
 """
 
 import time
+from array import array
 
 import buttons as buttons_mod
 import buzzer as buzzer_mod
 import levers as levers_mod
+import tm1637 as tm1637_mod
 from micropython import const
 
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks wrap at 2**30
+# SoftI2C half-period delays in one TM1637 frame (extmod/machine_i2c.c): 3 starts x 3,
+# 3 stops x 4, 7 bytes x 20 (one before SCL falls, 2 per bit, 3 for the ACK clock)
+FRAME_BUS_DELAYS = const(161)
 
 
 class VirtualTime:
@@ -30,6 +37,7 @@ class VirtualTime:
 
     def __init__(self, start_us):
         self.us = start_us & _TICKS_MASK
+        self.total_us = 0  # unwrapped us for schedules; the bench zeroes it (small int)
         self.ticks_diff = time.ticks_diff
         self.ticks_add = time.ticks_add
 
@@ -40,7 +48,13 @@ class VirtualTime:
         return self.us // 1000
 
     def advance(self, us):
-        self.us = (self.us + us) & _TICKS_MASK
+        """Move on by `us` (< 2**30); small ints only, also across the wrap."""
+        room = _TICKS_MASK - self.us
+        if us > room:
+            self.us = us - room - 1
+        else:
+            self.us += us
+        self.total_us += us
 
 
 def install(clock, *modules):
@@ -51,7 +65,8 @@ def install(clock, *modules):
 
 class FakePin:
     """An input pin: `value()` / calling it gives the level (1 = released, pull-up);
-    `irq(handler, trigger, hard)` keeps the handler so the bench can fire it."""
+    `irq(handler, trigger, hard)` keeps the handler so the bench can fire it; `irq()` is the
+    irq object, whose `flags()` is the edge that fired."""
 
     IRQ_FALLING = 4
     IRQ_RISING = 8
@@ -69,11 +84,83 @@ class FakePin:
         return self.level
 
     def irq(self, handler=None, trigger=0, hard=False):
-        self.handler = handler
+        if handler is not None:
+            self.handler = handler
+        return self
+
+    def flags(self):
+        return self.IRQ_FALLING if self.level == 0 else self.IRQ_RISING
 
     def fire(self):
-        """A falling edge: run the IRQ handler as the hardware would."""
+        """Press: the line falls; run the IRQ handler as the hardware would."""
+        self.level = 0
         self.handler(self)
+
+    def release(self):
+        self.level = 1
+        self.handler(self)
+
+
+class FakeBus:
+    """SoftI2C's primitives (start/write/stop) as tm1637.py uses them; every byte is
+    acknowledged. The bit time is not spent here (see FRAME_BUS_DELAYS)."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def write(self, buf):
+        self.bytes += len(buf)
+        return len(buf)
+
+
+class BenchBell:
+    """doorbell.py's interface on the bench clock. One scheduled lever press at a time:
+    `press_at(total_us, pin)`; `wait(ms)` fires it if it comes before the timeout."""
+
+    def __init__(self, clock):
+        self.clock = clock
+        self.rung = array("i", (0,))
+        self.seen = 0
+        self.waits = 0
+        self.press_us = -1  # total_us of the scheduled press, -1 = none
+        self.press_pin = None
+
+    def ring(self, _pin=None):
+        self.rung[0] += 1
+
+    def take(self):
+        n = self.rung[0]
+        if n == self.seen:
+            return False
+        self.seen = n
+        return True
+
+    def press_at(self, total_us, pin):
+        self.press_us = total_us
+        self.press_pin = pin
+
+    def wait(self, timeout_ms):
+        self.waits += 1
+        clock = self.clock
+        if self.rung[0] != self.seen:
+            return
+        now = clock.total_us
+        end = (now // 1000 + timeout_ms) * 1000  # MicroPython counts ticks_ms()
+        p = self.press_us
+        if 0 <= p <= end:
+            if p > now:
+                clock.advance(p - now)
+            self.press_us = -1
+            self.press_pin.fire()
+            self.press_pin.release()  # a tap: the lever re-arms 20 ms later
+            return
+        clock.advance(end - now)
 
 
 class FakePWM:
@@ -92,24 +179,6 @@ class FakePWM:
         self.duty = duty
 
 
-class Display:
-    """Stand-in for TM1637: `show()` copies the segment bytes (index loop: no slice object)."""
-
-    def __init__(self):
-        self.segs = bytearray(4)
-        self.brightness = 7
-        self.shows = 0
-
-    def show(self, segs):
-        out = self.segs
-        for i in range(4):
-            out[i] = segs[i]
-        self.shows += 1
-
-    def set_brightness(self, level):
-        self.brightness = level
-
-
 class Watchdog:
     def __init__(self, timeout_ms):
         self.timeout_ms = timeout_ms
@@ -120,27 +189,28 @@ class Watchdog:
 
 
 class BenchBoard:
-    def __init__(self):
+    def __init__(self, clock):
+        self.bell = BenchBell(clock)
         self.lever_pins = (FakePin(), FakePin())
         self.button_pins = (FakePin(), FakePin(), FakePin(), FakePin())
         self.pwm = FakePWM()
-        self.displays = (Display(), Display())
-        self.levers = levers_mod.Levers(self.lever_pins[0], self.lever_pins[1])
+        self.buses = (FakeBus(), FakeBus())
+        self.displays = (tm1637_mod.TM1637(self.buses[0]), tm1637_mod.TM1637(self.buses[1]))
+        self.levers = levers_mod.Levers(
+            self.lever_pins[0], self.lever_pins[1], bell=self.bell.rung
+        )
+        for pin in self.button_pins:
+            pin.irq(self.bell.ring)
         self.buttons = buttons_mod.Buttons(self.button_pins)
         self.buzzer = buzzer_mod.Buzzer(self.pwm)
         self.leds = 0
-        self.timer_hz = 0
-        self.timer_callback = None
 
-    def start_timer(self, hz, callback):
-        self.timer_hz = hz
-        self.timer_callback = callback
+    def frames(self):
+        """TM1637 frames written so far, both displays."""
+        return self.displays[0].frames + self.displays[1].frames
 
     def watchdog(self, timeout_ms):
         return Watchdog(timeout_ms)
-
-    def idle(self):
-        pass
 
     def set_leds(self, mask):
         self.leds = mask

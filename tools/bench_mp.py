@@ -27,6 +27,7 @@ garbage stays counted), so mem_alloc() counts every allocation made so far.
 
 import gc
 import sys
+from array import array
 
 _MPY_DIR = "/mpyfw"
 
@@ -77,7 +78,7 @@ import presets  # noqa: E402
 import segments  # noqa: E402
 import settings as settings_mod  # noqa: E402
 import timefmt  # noqa: E402
-import tm1637  # noqa: E402, F401  (the real board imports it: part of the boot heap)
+import tm1637  # noqa: E402  (the real board imports it: part of the boot heap)
 import ui as ui_mod  # noqa: E402
 from bench_board import BenchBoard, VirtualTime, install  # noqa: E402
 
@@ -298,6 +299,33 @@ def bench_ui(n):
     if segments.encode_into(segs[0], ui.text[0], ui.colon[0]) != 0:
         raise RuntimeError("ui bench: unencodable text %r" % bytes(ui.text[0]))
 
+    from bench_board import FakeBus
+
+    disp = tm1637.TM1637(FakeBus())
+    segs_a = bytearray(segments.encode(" 123", True))
+    segs_b = bytearray(segments.encode(" 124", True))
+
+    def show(n):
+        while n:
+            n -= 1
+            disp.show(segs_a if n & 1 else segs_b)
+
+    def show_bare(n):
+        while n:
+            n -= 1
+            segs_a if n & 1 else segs_b  # noqa: B018
+
+    measure(
+        "show",
+        "TM1637.show, changed",
+        show,
+        show_bare,
+        n,
+        "TM1637.show(segs) with the bytes changed every call: the Python part of a frame "
+        "(the bus stand-in's three calls count as SoftI2C's C calls; the bit time is added "
+        "by tools/bench.py), N calls",
+    )
+
     buf = bytearray(4)
     t_start = 5_400_000  # 90 min, MM:SS and HhMM layouts
 
@@ -325,57 +353,238 @@ def bench_ui(n):
 
 
 # ---------------------------------------------------------------- app
-def bench_app(n, app, board, clock):
-    pins = board.lever_pins
-    period_us = 1_000_000 // app_mod.LOOP_HZ
-    ui = app.ui
-    g = ui.game
-    if g.state != E.READY or ui.screen != ui_mod.S_GAME:
-        raise RuntimeError("app bench: the app did not boot to a ready game")
-    pins[0].fire()  # Black presses: White's (right) clock starts
-    clock.advance(period_us)
-    app.step()
-    if g.state != E.RUNNING:
+# The loop is event-driven (app.py): these runs drive App.safe_wake() and the stand-in bell
+# (tools/bench_board.py) exactly as App.run_loop() does, on virtual time.
+RAPID_15 = 3  # presets.py: Rapid 15+10, mm:ss from the first second
+BULLET = 8  # Bullet 1+0: the last 10 s in tenths, then the flag
+FIDE = 0  # 90 min: h:mm
+
+
+def fresh(app, board, clock, preset):
+    """A new game of `preset`, started by Black (left): White's (right) clock runs."""
+    app.ui.settings["control"] = {"preset": preset}
+    app.ui.new_game()
+    clock.total_us = 0  # keep it a small int
+    clock.advance(30_000)  # quiet levers re-arm
+    app.safe_wake()
+    board.lever_pins[0].fire()
+    board.lever_pins[0].release()
+    app.safe_wake()
+    if app.ui.game.state != E.RUNNING:
         raise RuntimeError("app bench: the first lever press did not start the game")
 
-    # three closed-over variables (see bench_ui)
-    def steps(n):
-        g = app.ui.game
-        while n:
-            n -= 1
-            clock.advance(period_us)
-            if not n & 63:
-                pins[g.running].fire()  # a move every 64 steps (0.64 s)
-            app.step()
 
-    def steps_bare(n):
-        g = app.ui.game
-        while n:
-            n -= 1
-            clock.advance(period_us)
-            if not n & 63:
-                pins[g.running]  # noqa: B018
+class Run:
+    """Counters of one run of the loop (preallocated: the loop itself must not allocate)."""
 
-    steps(200)  # warm up
-    moves = g.log_count
-    measure(
-        "step",
-        "App.step()",
-        steps,
-        steps_bare,
-        n,
-        "App.step() with a running game on the stand-in board (tools/bench_board.py: real "
-        "levers/buttons/buzzer drivers on fake pins, virtual clock +10 ms per step), a lever "
-        "press every 64 steps, render every %d steps, N steps" % app_mod.RENDER_EVERY,
+    def __init__(self):
+        self.c = array("i", [0] * 8)  # wakeups, frames, worst display lag us, worst press
+        #                              lag us, flag lag us, presses, -, -
+
+
+def loop(app, board, clock, run_us, run, press_every_us=0):
+    """Run the loop for `run_us` of virtual time; count wakeups and frames and the
+    scheduling lag (virtual us from the due instant to the wakeup that served it). Small
+    ints only (the heap_lock proof runs it): times relative to the start of the run, lags
+    from the app's monotonic clock."""
+    c = run.c
+    bell = board.bell
+    g = app.ui.game
+    mono = app.mono
+    clock.total_us = 0
+    bell.press_us = -1
+    next_press = press_every_us if press_every_us else -1
+    while clock.total_us < run_us:
+        due = app._next_render  # the instant this wakeup may be for (ms, -1 = none)
+        deadline = g.deadline()
+        pressed = bell.press_us
+        frames = board.frames()
+        bell.wait(app._sleep_ms)
+        if pressed >= 0 and bell.press_us < 0:
+            lag = clock.total_us - pressed
+            if lag > c[3]:
+                c[3] = lag
+            c[5] += 1
+        app.safe_wake()
+        c[0] += 1
+        wrote = board.frames() - frames
+        c[1] += wrote
+        if wrote and 0 <= due <= mono.ms:
+            lag = (mono.ms - due) * 1000 + mono._rem_us
+            if lag > c[2]:
+                c[2] = lag
+        if 0 <= deadline <= mono.ms and g.state != E.RUNNING:
+            lag = (mono.ms - deadline) * 1000 + mono._rem_us
+            if lag > c[4]:
+                c[4] = lag
+        if next_press >= 0 and bell.press_us < 0:
+            # the next move, a whole period from now, at an odd us offset
+            bell.press_at(clock.total_us + press_every_us + 379, board.lever_pins[g.running])
+
+
+def scenario(name, label, app, board, clock, preset, lead_ms, play_ms, target):
+    """Wakeups and work per second of play with nobody touching."""
+    fresh(app, board, clock, preset)
+    run = Run()
+    loop(app, board, clock, lead_ms * 1000, run)
+    run = Run()
+    gc.collect()
+    t0 = time.ticks_ms()
+    loop(app, board, clock, play_ms * 1000, run)
+    work_ms = time.ticks_diff(time.ticks_ms(), t0)
+    seconds = play_ms / 1000
+    c = run.c
+    how = "%s, %d s of play from %d s in, nobody touching, on virtual time" % (
+        label,
+        play_ms // 1000,
+        lead_ms // 1000,
     )
-    want = 2 * (n // 64) + min(n, _LOCKED_CALLS) // 64
-    if g.state != E.RUNNING or g.log_count - moves < want:
-        raise RuntimeError(
-            "app bench: the injected presses were not counted (state %d, %d of %d moves)"
-            % (g.state, g.log_count - moves, want)
-        )
-    if board.displays[0].shows == 0:
-        raise RuntimeError("app bench: nothing was shown")
+    emit(name + "_wakeups", round(c[0] / seconds, 3), "/s", name + ": wakeups per s", how, target)
+    emit(name + "_frames", round(c[1] / seconds, 3), "/s", name + ": TM1637 frames per s", how)
+    emit(
+        name + "_work",
+        round(work_ms * 1000 / seconds, 1),
+        "us/s",
+        name + ": loop work per s (wasm)",
+        "real time of App.safe_wake() and the bench's bell stand-in over the run (ticks_ms), "
+        "per second of play",
+    )
+    emit(
+        name + "_lag",
+        c[2],
+        "us",
+        name + ": display lag (virtual)",
+        "worst virtual us from a text's exact instant to the wakeup that wrote it, over the run",
+    )
+    return run
+
+
+def bench_app(n, app, board, clock):
+    ui = app.ui
+    if ui.game.state != E.READY or ui.screen != ui_mod.S_GAME:
+        raise RuntimeError("app bench: the app did not boot to a ready game")
+
+    # A wakeup with nothing due: the same instant again (the cost of a spurious wakeup).
+    fresh(app, board, clock, RAPID_15)
+
+    # (app.safe_wake() is called, never kept: a bound method object would be allocated)
+    def idle(n):
+        while n:
+            n -= 1
+            app.safe_wake()
+
+    def idle_bare(n):
+        while n:
+            n -= 1
+            app  # noqa: B018
+
+    measure(
+        "wake_idle",
+        "wakeup, nothing due",
+        idle,
+        idle_bare,
+        n,
+        "App.safe_wake() again at the same instant, clock running (Rapid 15+10), N calls",
+    )
+    if app.errors:
+        raise RuntimeError("app bench: a wakeup raised")
+
+    # A move: the lever's wakeup (drain, engine press, render) and its re-arm wakeup 25 ms
+    # later, with 1.5 s of play before the next move.
+    def moves(n):
+        pins = board.lever_pins
+        g = app.ui.game
+        while n:
+            n -= 1
+            clock.advance(1_500_000)
+            app.safe_wake()
+            pins[g.running].fire()
+            pins[g.running].release()
+            app.safe_wake()
+            clock.advance(25_000)
+            app.safe_wake()
+
+    def moves_bare(n):
+        pins = board.lever_pins
+        g = app.ui.game
+        while n:
+            n -= 1
+            clock.advance(1_500_000)
+            pins[g.running]  # noqa: B018
+            clock.advance(25_000)
+
+    m = min(n, 300)  # 300 moves of 1.5 s: inside one 15 min game
+    measure(
+        "wake_move",
+        "a move (3 wakeups)",
+        moves,
+        moves_bare,
+        m,
+        "per move: a wakeup 1.5 s on, the lever's wakeup (drain, Game.press, render of both "
+        "displays), the re-arm wakeup 25 ms later; Rapid 15+10, %d moves" % m,
+        lambda: fresh(app, board, clock, RAPID_15),
+    )
+    if ui.game.log_count < min(m, _LOCKED_CALLS) or app.errors:
+        raise RuntimeError("app bench: the moves were not counted")
+
+    # The loop itself, allocation: the event-driven run with moves, under heap_lock.
+    fresh(app, board, clock, RAPID_15)
+    run = Run()
+    loop(app, board, clock, 5_000_000, run, 1_700_000)
+    errors = app.errors
+    gc.collect()
+    before = gc.mem_alloc()
+    micropython.heap_lock()
+    try:
+        loop(app, board, clock, 60_000_000, run, 1_700_000)
+    finally:
+        micropython.heap_unlock()
+    after = gc.mem_alloc()
+    ok = 1 if app.errors == errors and run.c[5] >= 30 else 0
+    emit(
+        "loop_locked",
+        ok,
+        "ok",
+        "the loop: heap_lock proof",
+        "60 s of play with a move every 1.7 s (%d wakeups, %d presses) inside "
+        "micropython.heap_lock(); 1 = no wakeup raised" % (run.c[0], run.c[5]),
+        1,
+    )
+    emit(
+        "loop_bytes",
+        after - before,
+        "B",
+        "the loop: bytes allocated",
+        "gc.mem_alloc() delta over the same 60 s",
+        0,
+    )
+
+    # Lever presses through the bell: scheduling lag from the edge to its wakeup.
+    emit(
+        "lever_lag",
+        run.c[3],
+        "us",
+        "lever: press to wakeup (virtual)",
+        "worst virtual us from a lever edge (odd us offsets) to the wakeup that drained it",
+    )
+
+    # Nobody touching: mm:ss (colon beat), tenths, h:mm.
+    scenario("mmss", "mm:ss", app, board, clock, RAPID_15, 1_000, 600_000, 2.05)
+    scenario("tenths", "tenths", app, board, clock, BULLET, 50_500, 9_000, None)
+    flag = Run()
+    loop(app, board, clock, 2_000_000, flag)
+    if app.ui.game.state != E.FLAGGED:
+        raise RuntimeError("app bench: bullet did not flag")
+    emit(
+        "flag_lag",
+        flag.c[4],
+        "us",
+        "flag: deadline to wakeup (virtual)",
+        "virtual us from the flag's exact deadline to the wakeup that flagged it",
+    )
+    scenario("hmm", "h:mm", app, board, clock, FIDE, 1_000, 600_000, 0.3)
+    if app.errors:
+        raise RuntimeError("app bench: %d wakeups raised" % app.errors)
 
 
 def main():
@@ -399,7 +608,7 @@ def main():
     # Boot: the App on the stand-in board, as main.py builds it on the real one.
     clock = VirtualTime((1 << 30) - 5_000_000)  # 5 s before the ticks wrap
     install(clock, app_mod)
-    board = BenchBoard()
+    board = BenchBoard(clock)
     app = app_mod.App(board, root, os)
     gc.collect()
     used = gc.mem_alloc() - _HEAP_START
