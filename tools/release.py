@@ -286,6 +286,9 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, fetch=None):
     parser.add_argument("--micropython", default="", help="MicroPython .uf2 to use as given")
     parser.add_argument("--root", default=str(ROOT), help="project root (default: this repo)")
     parser.add_argument("--pin", default="", help="check this MicroPython .uf2 for the pin")
+    parser.add_argument(
+        "--pin-file", default=str(micropython_uf2.PIN_FILE), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -293,7 +296,7 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, fetch=None):
     runner = flash.Runner(args.root) if runner is None else runner
     try:
         if args.pin:
-            return check_pin_candidate(args.pin, out)
+            return check_pin_candidate(args.pin, out, args.pin_file)
         build(
             args.root,
             runner,
@@ -301,6 +304,7 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, fetch=None):
             out,
             fetch or micropython_uf2.default_fetch,
             args.micropython or None,
+            pin_path=args.pin_file,
         )
     except micropython_uf2.ReleaseError as exc:
         print("uf2: %s" % exc, file=err)

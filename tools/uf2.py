@@ -73,7 +73,9 @@ class Block(NamedTuple):
 def parse(data):
     """All blocks of a UF2 file, in file order; UF2Error on a malformed block."""
     if not data or len(data) % BLOCK_BYTES:
-        raise UF2Error("not a UF2 file: %d bytes is not a multiple of %d" % (len(data), BLOCK_BYTES))
+        raise UF2Error(
+            "not a UF2 file: %d bytes is not a multiple of %d" % (len(data), BLOCK_BYTES)
+        )
     blocks = []
     for offset in range(0, len(data), BLOCK_BYTES):
         raw = data[offset : offset + BLOCK_BYTES]
@@ -82,7 +84,9 @@ def parse(data):
         if (m0, m1, m_end) != (MAGIC_START0, MAGIC_START1, MAGIC_END):
             raise UF2Error("block %d has no UF2 magic numbers" % (offset // BLOCK_BYTES))
         if size > DATA_BYTES:
-            raise UF2Error("block %d: payload size %d > %d" % (offset // BLOCK_BYTES, size, DATA_BYTES))
+            raise UF2Error(
+                "block %d: payload size %d > %d" % (offset // BLOCK_BYTES, size, DATA_BYTES)
+            )
         payload = bytes(raw[_HEADER.size : _HEADER.size + size])
         blocks.append(Block(flags, address, payload, block_no, num_blocks, family))
     return blocks
@@ -144,7 +148,9 @@ def write(pages, family_id=RP2040_FAMILY_ID):
     out = bytearray()
     for block_no, (address, payload) in enumerate(pages):
         if len(payload) != PAGE_BYTES:
-            raise UF2Error("page 0x%08X has %d bytes, not %d" % (address, len(payload), PAGE_BYTES))
+            raise UF2Error(
+                "page 0x%08X has %d bytes, not %d" % (address, len(payload), PAGE_BYTES)
+            )
         out += _HEADER.pack(
             MAGIC_START0,
             MAGIC_START1,
