@@ -779,3 +779,97 @@ def test_cli_make_flash_copies_onto_a_fake_rpi_rp2_drive(project, tmp_path):
     assert "MicroPython is up on /dev/ttyACM0" in proc.stdout
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls == [["connect", "list"], ["connect", "list"]]
+
+
+# --- make backup (tools/backup.py) ----------------------------------------------------------
+
+ROOT_LS = (
+    "ls :\n         412 settings.json\n        9021 game.json\n           0 games/\n"
+    "       36000 app.mpy\n"
+)
+GAMES_LS = "ls :games\n        1200 g000.json\n        1500 g001.json\n          20 g002.tmp\n"
+STAMP = (2026, 3, 14, 9, 26, 53, 5, 73, -1)
+
+
+def clock_board(root_ls=ROOT_LS, lose=()):
+    """A clock answering mpremote: listings, and `fs cp` that really puts files locally
+    (except the names in `lose`)."""
+
+    def answer(argv):
+        if argv == MP + ["connect", "list"]:
+            return flash.Result(0, LISTING_PICO, "")
+        if argv[-2:] == ["exec", flash.IMPL_PROBE]:
+            return flash.Result(0, "micropython 1.27.0\n", "")
+        rest = argv[len(MP) + 2 :]
+        if rest == ["fs", "ls", ":"]:
+            return flash.Result(0, root_ls, "")
+        if rest == ["fs", "ls", ":games"]:
+            return flash.Result(0, GAMES_LS, "")
+        if rest[:3] == ["fs", "cp", "-r"]:
+            dest = Path(rest[-1]) / "games"
+            dest.mkdir()
+            for name in ("g000.json", "g001.json", "g002.tmp"):
+                if "games/" + name not in lose:
+                    (dest / name).write_text("{}")
+            return None
+        if rest[:2] == ["fs", "cp"]:
+            for source in rest[2:-1]:
+                if source[1:] not in lose:
+                    (Path(rest[-1]) / source[1:]).write_text("x")
+            return None
+        return None
+
+    return answer
+
+
+def run_backup(tmp_path, answer, *args):
+    import backup
+
+    runner = FakeRunner(answer)
+    out, err = io.StringIO(), io.StringIO()
+    status = backup.main(
+        ["--out", str(tmp_path / "backups"), *args], runner, ENV, out, err, lambda: STAMP
+    )
+    return status, runner, out.getvalue(), err.getvalue()
+
+
+def test_backup_pulls_settings_saved_game_and_game_logs_into_a_dated_folder(tmp_path):
+    status, runner, out, err = run_backup(tmp_path, clock_board())
+    assert status == 0, err
+    (folder,) = (tmp_path / "backups").iterdir()
+    assert folder.name == "clock-20260314-092653-5F4B2E2C"  # serial E66138935F4B2E2C
+    assert sorted(p.name for p in folder.iterdir()) == ["game.json", "games", "settings.json"]
+    assert sorted(p.name for p in (folder / "games").iterdir()) == [
+        "g000.json",
+        "g001.json",
+        "g002.tmp",
+    ]
+    assert "backed up 5 of 5 files from /dev/ttyACM0" in out
+    conn = MP + ["connect", PORT]
+    assert conn + ["fs", "cp", ":settings.json", ":game.json", str(folder) + "/"] in runner.calls
+    assert conn + ["fs", "cp", "-r", ":games", str(folder)] in runner.calls
+    assert runner.calls[-1] == conn + ["reset"]
+    assert not any("app.mpy" in " ".join(c) for c in runner.calls)
+
+
+def test_backup_that_misses_a_file_fails(tmp_path):
+    status, runner, _out, err = run_backup(tmp_path, clock_board(lose=("games/g001.json",)))
+    assert status == 1
+    assert "games/g001.json is on the board but did not arrive" in err
+    assert runner.calls[-1][-1] == "reset"
+
+
+def test_backup_of_an_empty_clock_writes_nothing(tmp_path):
+    status, _runner, out, _err = run_backup(
+        tmp_path, clock_board(root_ls="ls :\n      138 main.py\n")
+    )
+    assert status == 0
+    assert "nothing to back up" in out
+    assert not (tmp_path / "backups").exists()
+
+
+def test_backup_without_a_board(tmp_path):
+    status, runner, _out, err = run_backup(tmp_path, board(listing=LISTING_NONE))
+    assert status == 1
+    assert err.startswith("backup: no Raspberry Pi Pico running MicroPython found")
+    assert runner.calls == [MP + ["connect", "list"]]
