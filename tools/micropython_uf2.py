@@ -45,6 +45,7 @@ BI_MARKER_END = 0xE71AA390
 BI_SEARCH = (0x10000100, 0x10000200)  # "within the first 256 bytes after boot stage 2"
 BI_TYPE_ID_AND_STRING = 6
 BI_TYPE_BLOCK_DEVICE = 7
+BI_TAG_RASPBERRY_PI = ord("R") | ord("P") << 8  # the ids below are Raspberry Pi's
 BI_ID_PROGRAM_NAME = 0x02031C86
 BI_ID_PROGRAM_VERSION = 0x11A9BC3A
 BI_ID_PICO_BOARD = 0xB63CFFBB
@@ -207,8 +208,8 @@ def binary_info(pages):
         entry = place(image.u32(slot))
         if entry is None:
             continue
-        kind = struct.unpack("<H", image.read(entry, 2))[0]
-        if kind == BI_TYPE_ID_AND_STRING:
+        kind, tag = struct.unpack("<HH", image.read(entry, 4))
+        if kind == BI_TYPE_ID_AND_STRING and tag == BI_TAG_RASPBERRY_PI:
             ident, text = image.u32(entry + 4), c_string(image.u32(entry + 8))
             key = {
                 BI_ID_PROGRAM_NAME: "name",
