@@ -601,6 +601,45 @@ class TestLevers:
 
         assert time.ticks_diff(t2, t1) == 300
 
+    def test_every_edge_rings_the_bell(self, board):
+        from array import array
+
+        bell = array("i", (0,))
+        lv = make_levers(bell=bell)
+        machine.press(LEFT_PIN, bounce=(100, 200))  # 3 falling/rising edges of bounce
+        machine.advance_ms(5)
+        assert bell[0] == 3
+        machine.release(RIGHT_PIN)  # no change of level: no edge
+        machine.release(LEFT_PIN)
+        assert bell[0] == 4
+        assert len(events(lv)) == 1
+
+    def test_update_says_when_to_come_back(self, board):
+        lv = make_levers()
+        assert lv.update() == -1  # both armed: only an edge matters
+        machine.press(LEFT_PIN)
+        board.advance_ms(100)
+        assert lv.update() == -1  # disarmed but held: its release edge will ring
+        machine.release(LEFT_PIN)
+        board.advance_us(1_000)
+        assert lv.update() == Levers.debounce_us - 1_000  # quiet time still to wait
+        board.advance_us(Levers.debounce_us - 1_000)
+        assert lv.update() == -1  # re-armed now
+        machine.press(LEFT_PIN)
+        assert len(events(lv)) == 2
+
+    def test_release_bounce_restarts_the_quiet_time(self, board):
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        board.advance_ms(50)
+        machine.release(LEFT_PIN)
+        board.advance_ms(15)
+        bounce(board, LEFT_PIN, [300, 300], 1)  # chatter as the contact opens
+        assert lv.update() == Levers.debounce_us  # its last edge was just now
+        board.advance_ms(19)
+        machine.press(LEFT_PIN)  # too soon after the last edge: not a press
+        assert len(events(lv)) == 1
+
     @settings(max_examples=80, deadline=None)
     @given(
         st.lists(
@@ -683,6 +722,27 @@ class TestButtons:
         b.update(65, bit(SET))  # release glitch shorter than the debounce
         b.update(100, bit(SET))
         assert b.held(SET) and b.pop() == 0
+
+    def test_next_due_polls_only_while_needed(self):
+        b = Buttons()
+        assert b.next_due(0) == -1  # nothing down, nothing settling
+        b.update(0, bit(SET))
+        assert b.next_due(10) == 20  # settling: debounce ends at 30 ms
+        b.update(30, bit(SET))
+        assert b.held(SET) and b.next_due(30) == 1_970  # LONG at 2 s from the press
+        b.update(2_000, bit(SET))
+        assert b.pop() == SET << 2 | LONG
+        assert b.next_due(2_000) == -1  # LONG fired: only the release edge matters
+        b.update(2_500, 0)
+        assert b.next_due(2_510) == 20
+        b.update(2_530, 0)
+        assert b.next_due(2_530) == -1 and b.pop() == 0
+        b.update(3_000, bit(PLUS))
+        b.update(3_030, bit(PLUS))
+        assert b.next_due(3_030) == 470  # first REPEAT at 500 ms
+        b.update(3_500, bit(PLUS))
+        assert b.next_due(3_500) == 150  # then every 150 ms while held
+        assert b.next_due(4_000) == 0  # overdue: poll now
 
     def test_long_press_fires_once_while_held(self):
         b = Buttons()
@@ -792,6 +852,16 @@ class TestBuzzer:
         assert seen[10] == (100, 2500) and seen[18] == (180, 2500)
         assert seen[19] == (190, 0) and not bz.busy()
 
+    def test_next_due_follows_the_steps(self, board):
+        bz, _ = make_buzzer()
+        assert bz.next_due(0) == -1
+        bz.play(CONFIRM, 0)
+        assert bz.next_due(0) == 60 and bz.next_due(59) == 1 and bz.next_due(70) == 0
+        bz.update(60)
+        assert bz.next_due(60) == 40
+        bz.update(190)
+        assert bz.next_due(190) == -1
+
     def test_update_never_blocks(self, board):
         bz, _ = make_buzzer()
         start = board.us
@@ -895,3 +965,52 @@ class TestTimefmtProperties:
             out = bytearray(4)
             assert segments.encode_into(out, chars, colon) == 0
             assert tm1637_decode.text(out) == (chars, bool(colon))
+
+
+# ---------------------------------------------------------------------------- fake select
+
+
+class TestFakeSelect:
+    """harness/mp_select.py against what MicroPython's poll does (doorbell.py relies on it)."""
+
+    def make_bell(self):
+        from harness import firmware
+
+        firmware._import_with_fake_select("doorbell")
+        import doorbell
+
+        return doorbell.Doorbell()
+
+    def test_timeout_counts_on_the_ticks_ms_grid(self, board):
+        bell = self.make_bell()
+        board.advance_us(1_000 - board.us % 1_000 + 700)  # 0.7 ms into a millisecond
+        start = board.us
+        bell.wait(5)
+        assert board.us - start == 4_300  # ticks_ms() - start >= 5: up to 1 ms early in us
+
+    def test_an_edge_ends_the_sleep_at_once(self, board):
+        bell = self.make_bell()
+        pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+        pin.irq(bell.ring, machine.Pin.IRQ_FALLING, True)
+        machine.after(1_234, lambda: machine.press(LEFT_PIN))
+        start = board.us
+        bell.wait(10_000)
+        assert board.us - start == 1_234
+        assert bell.take() and not bell.take()
+        start = board.us
+        bell.wait(3)  # taken: sleeps again
+        assert board.us - start >= 2_000
+
+    def test_rung_before_the_wait_returns_at_once(self, board):
+        bell = self.make_bell()
+        bell.ring()
+        start = board.us
+        bell.wait(1_000)
+        assert board.us == start
+
+    def test_no_timeout_and_nothing_scheduled_is_a_deadlock(self, board):
+        from harness import mp_select
+
+        bell = self.make_bell()
+        with pytest.raises(mp_select.Deadlock):
+            bell.wait(-1)
