@@ -422,41 +422,65 @@ def loop(app, board, clock, run_us, run, press_every_us=0):
             bell.press_at(clock.total_us + press_every_us + 379, board.lever_pins[g.running])
 
 
-def scenario(name, label, app, board, clock, preset, lead_ms, play_ms, target):
-    """Wakeups and work per second of play with nobody touching."""
+def play(app, clock, run_us):
+    """The bare loop: sleep as the app asks (the bell stand-in's arithmetic, inline), wake;
+    returns the wakeups. Nothing else, so its real time is the loop's work."""
+    clock.total_us = 0
+    n = 0
+    while clock.total_us < run_us:
+        us = app._sleep_ms * 1000 - clock.us % 1000  # the poll's ticks_ms grid
+        clock.advance(us if us > 0 else 0)
+        app.safe_wake()
+        n += 1
+    return n
+
+
+def scenario(name, label, app, board, clock, preset, lead_ms, play_ms, target, reps=3):
+    """Wakeups, frames and work per second of play with nobody touching: `reps` runs of
+    `play_ms`, each `lead_ms` into a fresh game; the work is the least of the runs (the
+    host's other load only ever adds). Then a run with bookkeeping for the lags."""
+    best_ms = -1
+    for _ in range(reps):
+        fresh(app, board, clock, preset)
+        loop(app, board, clock, lead_ms * 1000, Run())
+        frames = board.frames()
+        gc.collect()
+        t0 = time.ticks_ms()
+        wakeups = play(app, clock, play_ms * 1000)
+        work_ms = time.ticks_diff(time.ticks_ms(), t0)
+        frames = board.frames() - frames
+        if best_ms < 0 or work_ms < best_ms:
+            best_ms = work_ms
     fresh(app, board, clock, preset)
+    loop(app, board, clock, lead_ms * 1000, Run())
     run = Run()
-    loop(app, board, clock, lead_ms * 1000, run)
-    run = Run()
-    gc.collect()
-    t0 = time.ticks_ms()
     loop(app, board, clock, play_ms * 1000, run)
-    work_ms = time.ticks_diff(time.ticks_ms(), t0)
     seconds = play_ms / 1000
-    c = run.c
     how = "%s, %d s of play from %d s in, nobody touching, on virtual time" % (
         label,
         play_ms // 1000,
         lead_ms // 1000,
     )
-    emit(name + "_wakeups", round(c[0] / seconds, 3), "/s", name + ": wakeups per s", how, target)
-    emit(name + "_frames", round(c[1] / seconds, 3), "/s", name + ": TM1637 frames per s", how)
+    emit(
+        name + "_wakeups", round(wakeups / seconds, 3), "/s", name + ": wakeups per s", how, target
+    )
+    emit(name + "_frames", round(frames / seconds, 3), "/s", name + ": TM1637 frames per s", how)
     emit(
         name + "_work",
-        round(work_ms * 1000 / seconds, 1),
+        round(best_ms * 1000 / seconds, 1),
         "us/s",
         name + ": loop work per s (wasm)",
-        "real time of App.safe_wake() and the bench's bell stand-in over the run (ticks_ms), "
-        "per second of play",
+        "real time of the bare loop (App.safe_wake() and the sleep's arithmetic) per second "
+        "of play, least of %d runs (ticks_ms)" % reps,
     )
     emit(
         name + "_lag",
-        c[2],
+        run.c[2],
         "us",
         name + ": display lag (virtual)",
-        "worst virtual us from a text's exact instant to the wakeup that wrote it, over the run",
+        "worst virtual us "
+        "from a text's exact instant to the wakeup that wrote it, over a further run",
     )
-    return run
 
 
 def bench_app(n, app, board, clock):
