@@ -160,7 +160,7 @@ class App:
             if self._buttons(now):
                 dirty = True
         buzzer = b.buzzer
-        if buzzer.busy():
+        if buzzer.next_due(now) == 0:
             buzzer.update(now)
         if g.state == E.READY and self._battery_due <= now:
             self._battery_due = now + BATTERY_MS
@@ -170,7 +170,8 @@ class App:
                 dirty = True
         if dirty or 0 <= self._next_render <= now:
             self.render(now)
-        self._sleep_ms = self._until_next(now)
+            deadline = g.deadline()  # keys and events may have changed it
+        self._sleep_ms = self._until_next(now, deadline)
 
     def _buttons(self, now):
         """Poll the buttons and hand their events to the UI; True when there were any."""
@@ -189,15 +190,14 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _until_next(self, now):
+    def _until_next(self, now, deadline):
         """ms to sleep: until the earliest due instant, +1 (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:
             nxt = d
-        d = self.ui.game.deadline()
-        if 0 <= d < nxt:
-            nxt = d
+        if 0 <= deadline < nxt:
+            nxt = deadline
         d = self._lever_due
         if 0 <= d < nxt:
             nxt = d

@@ -974,8 +974,11 @@ class TestFakeSelect:
     """harness/mp_select.py against what MicroPython's poll does (doorbell.py relies on it)."""
 
     def make_bell(self):
+        import sys
+
         from harness import firmware
 
+        sys.modules.pop("doorbell", None)  # a fresh import binds the fake select
         firmware._import_with_fake_select("doorbell")
         import doorbell
 
