@@ -31,6 +31,13 @@ Default rule choices (each is an option of `Game`):
   ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
   time, and a second flag is recorded; which fell first is always known (6.11).
 - A flag in any period that is not passed by a flag-fall transition is a real flag.
+- No time ever reaches a fallen flag, in any mode, except by the arbiter (`set_time`,
+  `add_time`): no increment, Bronstein refund, next period or hourglass gain; Appendix G.4
+  is refused once a flag has fallen.
+- Hourglass: the opponent gains exactly what the mover loses, so the two clocks never hold
+  more than at the start; once the mover's clock is at zero the opponent gains nothing more.
+  An arbiter correction while paused first folds the paused move into both clocks, so
+  correcting one side never moves the other's time.
 - `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
   less than this long ago is ignored. Both levers slapped at once are one press: the first
   stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
@@ -188,9 +195,16 @@ class Game:
     def _offset(self, side, elapsed):
         """How much less than main[side] the display shows after `elapsed` ms of the
         running side's move (negative: it shows more)."""
+        if elapsed <= 0:
+            return 0
         mode = self.control.mode
         if side != self.running:
-            return -elapsed if mode == MODE_HOURGLASS else 0
+            if mode != MODE_HOURGLASS or self.flagged[side]:
+                return 0  # a fallen flag receives nothing (only the arbiter gives time)
+            # The hourglass moves time, never creates it: the opponent gains what the mover
+            # loses, which stops when the mover's clock reaches zero.
+            lost = self.main[self.running]
+            return -(elapsed if elapsed < lost else (lost if lost > 0 else 0))
         if mode == MODE_UPCOUNT:
             return -elapsed
         if mode == MODE_COUNTDOWN and self.bonus_kind(side) == BONUS_DELAY:
@@ -267,9 +281,11 @@ class Game:
     def _freeze(self, at):
         """Stop both clocks at `at`, folding the running move into the main times."""
         elapsed = at - self.turn_start
-        for side in (0, 1):
-            r = self.main[side] - self._offset(side, elapsed)
-            self.main[side] = r if r > 0 else 0
+        # Both first, then store: the hourglass opponent's share depends on main[running].
+        r0 = self.main[0] - self._offset(0, elapsed)
+        r1 = self.main[1] - self._offset(1, elapsed)
+        self.main[0] = r0 if r0 > 0 else 0
+        self.main[1] = r1 if r1 > 0 else 0
         self.state = FLAGGED
 
     def _passed(self, side, at):
@@ -305,7 +321,7 @@ class Game:
         mode = self.control.mode
         m = self.main[s] - self._offset(s, elapsed)
         if mode == MODE_HOURGLASS:
-            self.main[1 - s] += elapsed
+            self.main[1 - s] -= self._offset(1 - s, elapsed)  # what the mover lost, if any
         if self.flagged[s]:
             m = 0  # no time reaches a fallen flag except by an arbiter correction
         elif mode == MODE_COUNTDOWN:
@@ -406,6 +422,12 @@ class Game:
         return OK
 
     def _set_remaining(self, side, ms):
+        if self.control.mode == MODE_HOURGLASS and self.state == PAUSED:
+            # Fold the paused move into both clocks first, so that correcting one side
+            # cannot change what the hourglass moves to the other (no delay to lose here).
+            r0, r1 = self.remaining(0, 0), self.remaining(1, 0)
+            self.main[0], self.main[1] = r0, r1
+            self.paused_elapsed = 0
         self.main[side] = ms + self._offset(side, self._elapsed(0))
         if ms > 0 and self.flagged[side]:
             self.flagged[side] = 0
@@ -465,6 +487,8 @@ class Game:
             self.control.mode != MODE_COUNTDOWN
             or self.control.has_bonus()
             or self.g4_applied
+            or self.flagged[0]
+            or self.flagged[1]  # a fallen flag is ruled on, not given time
             or requester != self.running
             or self.remaining(requester, at) >= G4_LIMIT_MS
         ):

@@ -10,6 +10,8 @@ from timecontrol import (
     BONUS_FISCHER,
     BONUS_NONE,
     MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    MODE_UPCOUNT,
     TimeControl,
 )
 
@@ -205,3 +207,103 @@ def test_the_conservation_property_checked_real_moves():
     COVERAGE["conserved_moves"] = 0
     test_time_is_conserved_to_the_millisecond()
     assert COVERAGE["conserved_moves"] > 300
+
+
+# ------------------------------------------------ fallen flags and the hourglass (issue 10)
+@st.composite
+def any_mode_controls(draw):
+    """Countdown controls of every bonus, the hourglass and the stopwatch."""
+    mode = draw(st.sampled_from([MODE_COUNTDOWN, MODE_HOURGLASS, MODE_UPCOUNT]))
+    if mode == MODE_COUNTDOWN:
+        return draw(controls())
+    if mode == MODE_HOURGLASS:
+        return TimeControl([(draw(st.integers(1_000, 120_000)), 0, BONUS_NONE, 0)], mode)
+    return TimeControl([(0, 0, BONUS_NONE, 0)], mode)
+
+
+# (ms until the action, action): press by the side on move / by the other side / a tick /
+# pause and resume (the second number: ms paused)
+ACTIONS = st.lists(
+    st.tuples(
+        st.one_of(st.integers(0, 5_000), st.integers(0, 200_000)),
+        st.sampled_from(["move", "other", "tick", "pause"]),
+        st.integers(0, 100_000),
+    ),
+    max_size=40,
+)
+
+
+def _start_total(control, opts):
+    first = control.periods[0]
+    extra = first[3] if opts["inc_before"] and first[2] == BONUS_FISCHER else 0
+    return 2 * (first[0] + extra)
+
+
+def check_flags_and_hourglass(control, opts, actions):
+    """Plays `actions` and checks, at every action and halfway between actions:
+    - no time reaches a fallen flag: a flagged side shows 0 (and its main time is 0 once
+      both clocks froze), until the end (no arbiter correction happens here);
+    - a fallen flag stays fallen, and the first flag stays the first;
+    - the hourglass never creates time: both clocks together never hold more than at the
+      start, and exactly that as long as no flag has fallen."""
+    g = E.Game(control, **opts)
+    g.press(0, 0)
+    total = _start_total(control, opts)
+    hourglass = control.mode == MODE_HOURGLASS
+    flagged_seen = [False, False]
+    first = -1
+    t = 0
+
+    def check(now):
+        nonlocal first
+        for s in (0, 1):
+            if flagged_seen[s]:
+                assert g.flagged[s], "a fallen flag was lifted without the arbiter"
+            if g.flagged[s]:
+                flagged_seen[s] = True
+                assert g.remaining(s, now) == 0, ("time reached a fallen flag", s, now)
+                if g.state == E.FLAGGED:
+                    assert g.main[s] == 0  # folded when the clocks stopped
+            assert g.remaining(s, now) >= 0
+        if g.first_flag >= 0:
+            if first < 0:
+                first = g.first_flag
+            assert g.first_flag == first
+            assert g.flagged[first]
+        if hourglass:
+            both = g.remaining(0, now) + g.remaining(1, now)
+            assert both <= total, ("the hourglass created time", both, total)
+            if not (g.flagged[0] or g.flagged[1]):
+                assert both == total
+
+    for dt, action, paused_ms in actions:
+        check(t + dt // 2)
+        t += dt
+        if action == "move":
+            g.press(g.running, t)
+        elif action == "other":
+            g.press(1 - g.running, t)
+        elif action == "tick":
+            g.tick(t)
+        elif g.pause(t) == E.OK:
+            check(t + paused_ms // 2)
+            t += paused_ms
+            assert g.resume(t) == E.OK
+        check(t)
+    g.tick(t + 50_000_000)
+    check(t + 50_000_000)
+    return g
+
+
+@settings(max_examples=500, deadline=None)
+@given(any_mode_controls(), options, ACTIONS)
+def test_no_time_reaches_a_fallen_flag_and_the_hourglass_creates_none(control, opts, actions):
+    check_flags_and_hourglass(control, opts, actions)
+
+
+def test_the_issue_hourglass_case_is_in_the_property():
+    """The example from issue 10 (hourglass 1 min, freeze off) through the property's checks."""
+    control = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
+    opts = {"freeze": False, "inc_before": False, "transition": E.TRANSITION_MOVES}
+    g = check_flags_and_hourglass(control, opts, [(7_290_192, "move", 0), (10_000, "tick", 0)])
+    assert g.first_flag == 1 and g.state == E.FLAGGED

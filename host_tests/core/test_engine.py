@@ -356,6 +356,15 @@ class AppendixG(unittest.TestCase):
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.OK)
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
 
+    def test_g4_refused_after_a_flag(self):  # the flag is ruled on; no time reaches it
+        g = started(single(600), freeze=False)
+        g.tick(T0 + 600_000)  # the right flag falls, play goes on
+        g.press(RIGHT, T0 + 601_000)
+        g.pause(T0 + 690_000)  # the left on move with 0:30 left
+        self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(g.remaining(RIGHT, 0), 0)
+        self.assertEqual(g.first_flag, RIGHT)
+
     def test_g4_needs_a_paused_clock(self):
         g = started(single(60))
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
@@ -369,6 +378,53 @@ class Modes(unittest.TestCase):
         self.assertEqual((g.main[RIGHT], g.main[LEFT]), (50_000, 70_000))
         self.assertEqual(g.tick(T0 + 80_000), E.EV_FLAG)  # Black ran out after 70 s
         self.assertEqual(g.remaining(RIGHT, T0 + 80_000), 120_000)
+
+    def test_hourglass_fallen_flag_gets_no_time_back(self):  # issue 10, freeze off
+        tc = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
+        g = E.Game(tc, freeze=False)
+        g.press(LEFT, 89_921)  # the right clock starts
+        self.assertEqual(g.tick(7_290_192), E.EV_FLAG)  # the right flag fell long ago
+        self.assertEqual(g.flag_at[RIGHT], 149_921)
+        g.press(RIGHT, 7_290_192)  # the flagged right plays on at zero
+        # The left got what the right lost (60 s), not the two hours the right sat on 0.
+        self.assertEqual(g.remaining(LEFT, 7_290_192), 120_000)
+        self.assertEqual(g.remaining(RIGHT, 7_290_192), 0)
+        # The left's time now runs out, and none of it reaches the fallen right flag.
+        self.assertEqual(g.remaining(RIGHT, 7_300_192), 0)
+        self.assertEqual(g.remaining(LEFT, 7_300_192), 110_000)
+        self.assertEqual(g.tick(7_410_192), E.EV_FLAG)
+        self.assertEqual(g.first_flag, RIGHT)
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual((g.remaining(LEFT, 7_500_000), g.remaining(RIGHT, 7_500_000)), (0, 0))
+
+    def test_hourglass_opponent_gains_only_until_the_flag(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]), freeze=False)
+        g.tick(T0 + 60_000)  # the right flag falls; play may go on
+        self.assertEqual(g.remaining(LEFT, T0 + 60_000), 120_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 90_000), 120_000)  # not 150 s
+        g.pause(T0 + 95_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 96_000), 120_000)
+        g.resume(T0 + 100_000)
+        g.press(RIGHT, T0 + 110_000)
+        self.assertEqual((g.main[LEFT], g.main[RIGHT]), (120_000, 0))
+
+    def test_hourglass_freeze_on_gives_the_opponent_exactly_the_flag_time(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]))
+        g.tick(T0 + 75_000)
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual((g.main[LEFT], g.main[RIGHT]), (120_000, 0))
+
+    def test_hourglass_arbiter_gives_time_back_to_a_fallen_flag(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]), freeze=False)
+        g.tick(T0 + 60_000)
+        g.pause(T0 + 90_000)  # 30 s after the flag the arbiter stops the clock
+        self.assertEqual(g.set_time(RIGHT, 20_000, T0 + 91_000), E.OK)  # explicit correction
+        self.assertEqual(g.first_flag, -1)
+        # The correction of the right does not move the left's time.
+        self.assertEqual((g.remaining(LEFT, 0), g.remaining(RIGHT, 0)), (120_000, 20_000))
+        g.resume(T0 + 100_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 105_000), 125_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 105_000), 15_000)
 
     def test_upcount_counts_up_and_never_flags(self):
         g = started(from_seconds(MODE_UPCOUNT, [[0, 0, 0, 0]]))
