@@ -8,6 +8,7 @@ import engine as E
 import micropython
 import presets
 from monoclock import MonoClock
+from timecontrol import BONUS_FISCHER, MODE_BYOYOMI, MODE_CANADIAN, from_seconds
 
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -15,7 +16,10 @@ ON_MICROPYTHON = sys.implementation.name == "micropython"
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
 class NoAllocation(unittest.TestCase):
     def check_preset(self, index, **opts):
-        g = E.Game(presets.control(index), **opts)
+        self.check_control(presets.control(index), 200, **opts)
+
+    def check_control(self, control, n, step_ms=1_234, **opts):
+        g = E.Game(control, **opts)
         t = 1_000
         g.press(0, t)
         for _ in range(4):  # warm up
@@ -24,7 +28,8 @@ class NoAllocation(unittest.TestCase):
         clock = MonoClock(1 << 29)
         stamp = 1 << 29
         total = 0
-        n = 200
+        events = 0
+        count = n
         micropython.heap_lock()  # nothing below may allocate: not even a range() object
         try:
             while n:
@@ -36,13 +41,32 @@ class NoAllocation(unittest.TestCase):
                 total ^= g.tick(t + now % 3)
                 total ^= g.remaining(0, t) ^ g.remaining(1, t) ^ g.deadline()
                 total ^= g.delay_left(g.running, t)
-                t += 1_234
-                total ^= g.press(g.running, t)
+                total ^= g.ot_left[g.running] ^ g.in_overtime(g.running)
+                t += step_ms
+                ev = g.press(g.running, t)
+                events |= ev
+                total ^= ev
                 total ^= g.press(1 - g.running, t)  # ignored press
         finally:
             micropython.heap_unlock()
         self.assertTrue(total != 0)
-        self.assertEqual(g.log_count, 204)
+        self.assertEqual(g.log_count, count + 4)
+        return g, events
+
+    def test_byoyomi_periods_kept_and_used_up(self):
+        # 2 s main, then 99 periods of 1 s; 1.234 s moves: each move uses one period up.
+        control = from_seconds(MODE_BYOYOMI, [[2, 0, BONUS_FISCHER, 1]], overtime=[99, 1])
+        g, events = self.check_control(control, 150)
+        self.assertTrue(events & E.EV_PERIOD)
+        self.assertTrue(g.in_overtime(0) and g.in_overtime(1))
+        self.assertEqual(g.state, E.RUNNING)
+
+    def test_canadian_blocks(self):
+        # 2 s main, then blocks of 3 moves in 4 s: a new block every 3 moves.
+        control = from_seconds(MODE_CANADIAN, [[2, 0, 0, 0]], overtime=[3, 4])
+        g, events = self.check_control(control, 200)
+        self.assertTrue(events & E.EV_PERIOD)
+        self.assertEqual(g.state, E.RUNNING)
 
     def test_fischer(self):
         self.check_preset(0)
