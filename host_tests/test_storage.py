@@ -765,7 +765,17 @@ def test_bad_arguments_write_nothing(args):
     assert fs.files == {}
 
 
-@pytest.mark.parametrize("row", [[0, 1, 2], [2, 1, 5, 5], [0, 1, -5, 5], [0, 1, 5.0, 5], None])
+def test_overtime_rows_have_a_fifth_item(tmp_path):
+    root = str(tmp_path)
+    rows = [[1, 1, 30000, 30000, 0], [0, 1, 2000, 58000, 0], [1, 2, 35000, 10000, 3]]
+    name = gamelog.save_game_log(root, "custom", 1, "0-1", "flag", rows)
+    assert json.loads((tmp_path / "games" / name).read_text())["moves"] == rows
+
+
+@pytest.mark.parametrize(
+    "row",
+    [[0, 1, 2], [2, 1, 5, 5], [0, 1, -5, 5], [0, 1, 5.0, 5], None, [0, 1, 5, 5, -1], [0] * 6],
+)
 def test_bad_move_row_aborts_and_keeps_older_logs(row):
     fs = new_fs()
     gamelog.save_game_log("/", "c", 0, "1-0", "r", moves(2), fs)
