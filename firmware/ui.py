@@ -709,8 +709,9 @@ class Ui:
         - overtime counters (byo-yomi / Canadian only): a side in overtime whose flag has
           not fallen shows its counter (`bY n` / `c nn`, see _overtime_count) instead of its
           time while `(ceil(r / 1000) >> 1) & 1` is 1, r = `remaining()` of the *running*
-          side: 2 s of time, 2 s of counter, switching when r crosses an odd multiple of
-          1000 ms (so together with the running side's seconds digit). The running side
+          side: 2 s of time, 2 s of counter, switching at the instants r falls to an odd
+          multiple of 1000 ms (..., 5000, 3000, 1000; in the MM:SS layout exactly when the
+          running side's seconds digit changes to an odd number). The running side
           shows its time without interruption while it shows under 10 s (ceil(r / 1000) <
           10, the tenths layout). The counter itself changes only at engine events (a
           period used up, a move, a new block). Paused, ready or flagged: no alternation

@@ -88,6 +88,48 @@ class NoAllocation(unittest.TestCase):
 
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
+class OvertimeFrames(unittest.TestCase):
+    """The game screen of a byo-yomi / Canadian game in overtime (counters alternating with
+    the times, periods used up, blocks renewed) renders without allocating."""
+
+    def check(self, control, press_every):
+        import settings
+        import ui
+
+        u = ui.Ui(settings.defaults())
+        g = u.game
+        u.new_game(control)
+        now = 1_000
+        g.press(0, now)  # no main time: both sides in overtime from the first move
+        texts = 0
+        n = 600
+        micropython.heap_lock()
+        try:
+            while n:
+                n -= 1
+                now += 97
+                g.tick(now)
+                u.render(now)
+                texts += u.text[0][0] + u.text[1][0] + u.colon[0]
+                if n % press_every == 0:
+                    g.press(g.running, now)
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(texts != 0)
+        self.assertEqual(g.state, E.RUNNING)
+        return g
+
+    def test_byoyomi(self):
+        # 14.5 s moves in 12 s periods: each move uses a period up
+        g = self.check(from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[9, 12]), 150)
+        self.assertTrue(g.ot_left[0] < 9 and g.ot_left[1] < 9)
+
+    def test_canadian(self):
+        g = self.check(from_seconds(MODE_CANADIAN, [[0, 0, 0, 0]], overtime=[2, 30]), 37)
+        self.assertTrue(g.moves[0] + g.moves[1] >= 15)  # blocks of 2 moves renewed
+
+
+@unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
 class HeapLockBites(unittest.TestCase):
     def test_the_lock_catches_an_allocation(self):
         caught = False
