@@ -31,6 +31,31 @@ Default rule choices (each is an option of `Game`):
   ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
   time, and a second flag is recorded; which fell first is always known (6.11).
 - A flag in any period that is not passed by a flag-fall transition is a real flag.
+- No time ever reaches a fallen flag, in any mode, except by the arbiter (`set_time`,
+  `add_time`): no increment, Bronstein refund, next period or hourglass gain; Appendix G.4
+  is refused once a flag has fallen.
+- Hourglass: the opponent gains exactly what the mover loses, so the two clocks never hold
+  more than at the start; once the mover's clock is at zero the opponent gains nothing more.
+  An arbiter correction while paused first folds the paused move into both clocks, so
+  correcting one side never moves the other's time.
+- Byo-yomi (timecontrol.MODE_BYOYOMI: main time, then N periods of T): when the main time
+  runs out the first period starts at that instant (a deadline event, EV_PERIOD); a move
+  completed within a period keeps it and the period is full again (T) for the next move; a
+  period that runs out is used up at its exact instant and the next starts at once
+  (EV_PERIOD, `ot_left` one less); when the last runs out the flag falls (`ot_left` stays 1:
+  the period that ran out). The move that was running when the main time ran out counts in
+  the first period. A Fischer increment of the main time is added only for moves completed
+  in main time (`inc_before` adds the first one at the start, as in a countdown).
+- Canadian (MODE_CANADIAN: main time, then blocks of M moves in T): when the main time runs
+  out the first block starts at that instant, and the move being played is its first move.
+  Each move completed in overtime lowers `ot_left`; the M-th starts a new full block of T
+  (EV_PERIOD; unused time is not carried). The flag falls when a block's time runs out
+  first; `ot_left` then still says how many moves were missing.
+- In both, a pause stops the period / block where it is (6.12); the flag option (`freeze`)
+  and the no-time-to-a-fallen-flag rule apply as in a countdown; `transition` and Appendix
+  G.4 do not apply. The arbiter corrects the phase with `set_period` (0 main time, 1
+  overtime), the periods left / moves to make with `set_overtime`, and the time left in the
+  main time, the period or the block with `set_time`.
 - `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
   less than this long ago is ignored. Both levers slapped at once are one press: the first
   stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
@@ -45,6 +70,7 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    MODE_BYOYOMI,
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
@@ -64,7 +90,8 @@ TRANSITION_FLAG = const(1)
 EV_START = const(1)  # the first press started White's clock
 EV_MOVE = const(2)  # a move was completed and the other clock started
 EV_FLAG = const(4)  # a flag fell (see first_flag / flag_at)
-EV_PERIOD = const(8)  # a side entered its next period (passed a time control)
+EV_PERIOD = const(8)  # a side entered its next period (passed a time control); in byo-yomi
+# and Canadian modes: overtime began, a byo-yomi period was used up, a new block began
 EV_MARKER = const(16)  # ... by a flag-fall transition: a flag marker was recorded
 
 # Results (set by finish())
@@ -89,11 +116,15 @@ ACT_SET_MOVES = const(5)
 ACT_SET_PERIOD = const(6)
 ACT_G4 = const(7)
 ACT_FINISH = const(8)
+ACT_SET_OVERTIME = const(9)
 
 ARBITER_LOG_CAPACITY = const(64)  # newest pauses/corrections kept (older ones are dropped)
 LOG_CAPACITY = const(600)  # half-moves kept in the move log (a ring: the oldest go first)
 MAX_SET_MS = const(86_400_000)  # 24 h: the largest time an arbiter may set
 MAX_SET_MOVES = const(999)
+SNAPSHOT_VERSION = const(2)  # 2: + ot_left; version 1 (no overtime) is still restored
+_SNAP_LEN = const(26)
+_SNAP_LEN_V1 = const(24)
 G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
 G4_BONUS_MS = const(5_000)
 G4_EXTRA_MS = const(120_000)
@@ -118,9 +149,13 @@ class Game:
         self.markers = array("i", (0, 0))  # bit p set: period p ended by a flag-fall transition
         self.marker_moves = array("i", (-1, -1))  # moves completed at the last marker
         self.passed_at = array("i", (0, 0))  # instant the side entered its current period
+        # byo-yomi: periods left, the current one included; Canadian: moves still to make in
+        # the current block (the first block's while in main time); 0 in the other modes
+        self.ot_left = array("i", (0, 0))
         self.log_move = _zeros("H")  # side | move_no << 1
         self.log_used = _zeros("i")  # ms the move took (wall time)
         self.log_left = _zeros("i")  # ms left after it, bonus included
+        self.log_ot = _zeros("B")  # ot_left after it while in overtime, 0 in main time
         self.arbiter_log = []  # (at, action, side, value) tuples: not on the hot path
         self.min_move_ms = min_move_ms  # presses sooner after the clock started are ignored
         self.reset(control, freeze, inc_before, transition)
@@ -136,13 +171,19 @@ class Game:
         if transition is not None:
             self.transition = transition
         first = control.periods[0]
-        upcount = control.mode == MODE_UPCOUNT
+        mode = control.mode
+        upcount = mode == MODE_UPCOUNT
+        fischer_first = self.inc_before and first[2] == BONUS_FISCHER
         for s in (0, 1):
             self.main[s] = 0 if upcount else first[0]
-            if self.inc_before and first[2] == BONUS_FISCHER and control.mode == MODE_COUNTDOWN:
+            if fischer_first and (mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI):
                 self.main[s] += first[3]
             self.moves[s] = 0
             self.period[s] = 0
+            self.ot_left[s] = control.ot_count
+            if control.ot_count and first[0] == 0:
+                self.period[s] = 1  # no main time: overtime from the first move
+                self.main[s] = control.ot_ms
             self.flagged[s] = 0
             self.flag_at[s] = 0
             self.markers[s] = 0
@@ -188,9 +229,16 @@ class Game:
     def _offset(self, side, elapsed):
         """How much less than main[side] the display shows after `elapsed` ms of the
         running side's move (negative: it shows more)."""
+        if elapsed <= 0:
+            return 0
         mode = self.control.mode
         if side != self.running:
-            return -elapsed if mode == MODE_HOURGLASS else 0
+            if mode != MODE_HOURGLASS or self.flagged[side]:
+                return 0  # a fallen flag receives nothing (only the arbiter gives time)
+            # The hourglass moves time, never creates it: the opponent gains what the mover
+            # loses, which stops when the mover's clock reaches zero.
+            lost = self.main[self.running]
+            return -(elapsed if elapsed < lost else (lost if lost > 0 else 0))
         if mode == MODE_UPCOUNT:
             return -elapsed
         if mode == MODE_COUNTDOWN and self.bonus_kind(side) == BONUS_DELAY:
@@ -229,6 +277,12 @@ class Game:
     def is_last_period(self, side):
         return self.period[side] >= self.control.last()
 
+    def in_overtime(self, side):
+        """True once side's main time is over in byo-yomi or Canadian mode: `remaining()` is
+        then the time left in the current period / block, `ot_left[side]` the periods left
+        (the current one included) / the moves still to make in the block."""
+        return self.period[side] > 0 and self.control.ot_count > 0
+
     # -------------------------------------------------------------- events
     def tick(self, now):
         """Process every deadline up to `now`: flags and flag-fall transitions, each at its
@@ -244,6 +298,19 @@ class Game:
     def _deadline_reached(self, at):
         s = self.running
         elapsed = at - self.turn_start
+        c = self.control
+        if c.ot_count and (
+            self.period[s] == 0 or (c.mode == MODE_BYOYOMI and self.ot_left[s] > 1)
+        ):
+            # Main time is over: overtime starts now; or a byo-yomi period is used up and
+            # the next starts now. main is re-based so that the display shows T at `at`.
+            if self.period[s] == 0:
+                self.period[s] = 1
+            else:
+                self.ot_left[s] -= 1
+            self.main[s] = self._offset(s, elapsed) + c.ot_ms
+            self.last_event = at
+            return EV_PERIOD
         if self.transition == TRANSITION_FLAG and not self.is_last_period(s):
             # The period is over: grant the next one now, keep a marker for the arbiter.
             # main is re-based so that the display shows the new period's full time at `at`.
@@ -267,9 +334,11 @@ class Game:
     def _freeze(self, at):
         """Stop both clocks at `at`, folding the running move into the main times."""
         elapsed = at - self.turn_start
-        for side in (0, 1):
-            r = self.main[side] - self._offset(side, elapsed)
-            self.main[side] = r if r > 0 else 0
+        # Both first, then store: the hourglass opponent's share depends on main[running].
+        r0 = self.main[0] - self._offset(0, elapsed)
+        r1 = self.main[1] - self._offset(1, elapsed)
+        self.main[0] = r0 if r0 > 0 else 0
+        self.main[1] = r1 if r1 > 0 else 0
         self.state = FLAGGED
 
     def _passed(self, side, at):
@@ -305,11 +374,11 @@ class Game:
         mode = self.control.mode
         m = self.main[s] - self._offset(s, elapsed)
         if mode == MODE_HOURGLASS:
-            self.main[1 - s] += elapsed
+            self.main[1 - s] -= self._offset(1 - s, elapsed)  # what the mover lost, if any
         if self.flagged[s]:
             m = 0  # no time reaches a fallen flag except by an arbiter correction
-        elif mode == MODE_COUNTDOWN:
-            kind = self.bonus_kind(s)
+        elif mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI:
+            kind = self.bonus_kind(s)  # byo-yomi: an increment in main time only
             amount = self.bonus_ms(s)
             if kind == BONUS_FISCHER:
                 m += amount
@@ -320,6 +389,20 @@ class Game:
         n = self.moves[s] + 1
         self.moves[s] = n
         p = self.period[s]
+        ot = 0
+        if p and self.control.ot_count:
+            if self.flagged[s]:  # after the flag nothing changes (m is 0)
+                ot = self.ot_left[s]
+            elif mode == MODE_BYOYOMI:
+                m = self.control.ot_ms  # made within the period: it is kept, full again
+                ot = self.ot_left[s]
+            else:
+                ot = self.ot_left[s] - 1  # Canadian: one move fewer to make in the block
+                if ot <= 0:  # the block is done: a new full one, unused time not carried
+                    ot = self.control.ot_count
+                    m = self.control.ot_ms
+                    events |= EV_PERIOD
+                self.ot_left[s] = ot
         if (
             self.transition == TRANSITION_MOVES
             and not self.flagged[s]
@@ -331,29 +414,35 @@ class Game:
             self._passed(s, at)
             events |= EV_PERIOD
         self.main[s] = m
-        self._log(s, n, elapsed, m)
+        self._log(s, n, elapsed, m, ot)
         self.running = 1 - s
         self.turn_start = at
         self.last_event = at
         return events
 
-    def _log(self, side, move_no, used, left):
+    def _log(self, side, move_no, used, left, ot):
         i = self.log_count % LOG_CAPACITY
         self.log_move[i] = side | (move_no << 1)
         self.log_used[i] = used
         self.log_left[i] = left
+        self.log_ot[i] = ot
         self.log_count += 1
 
     def log_entries(self):
-        """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms).
+        """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms), and in
+        byo-yomi and Canadian modes a fifth item `ot`: 0 when the move left the player in
+        main time, else the byo-yomi periods left / the Canadian moves still to make in the
+        block after it (left_ms is then the time of the period / left in the block).
         Allocates: for export, never on the hot path."""
         n = self.log_count
         first = n - LOG_CAPACITY if n > LOG_CAPACITY else 0
+        ot = self.control.ot_count
         out = []
         for k in range(first, n):
             i = k % LOG_CAPACITY
             packed = self.log_move[i]
-            out.append((packed & 1, packed >> 1, self.log_used[i], self.log_left[i]))
+            row = (packed & 1, packed >> 1, self.log_used[i], self.log_left[i])
+            out.append(row + (self.log_ot[i],) if ot else row)
         return out
 
     # ---------------------------------------------------- pause and arbiter
@@ -406,6 +495,12 @@ class Game:
         return OK
 
     def _set_remaining(self, side, ms):
+        if self.control.mode == MODE_HOURGLASS and self.state == PAUSED:
+            # Fold the paused move into both clocks first, so that correcting one side
+            # cannot change what the hourglass moves to the other (no delay to lose here).
+            r0, r1 = self.remaining(0, 0), self.remaining(1, 0)
+            self.main[0], self.main[1] = r0, r1
+            self.paused_elapsed = 0
         self.main[side] = ms + self._offset(side, self._elapsed(0))
         if ms > 0 and self.flagged[side]:
             self.flagged[side] = 0
@@ -450,6 +545,21 @@ class Game:
         self._note(at, ACT_SET_PERIOD, side, p)
         return OK
 
+    def set_overtime(self, side, n, at):
+        """Arbiter: correct side's byo-yomi periods left (the current one included) or its
+        Canadian moves still to make in the block: 1..the control's count. Its time is set
+        separately (set_time); ERR_NOT_APPLICABLE without overtime."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not self.control.ot_count:
+            return ERR_NOT_APPLICABLE
+        if not (isinstance(n, int) and 1 <= n <= self.control.ot_count):
+            return ERR_RANGE
+        self.ot_left[side] = n
+        self._note(at, ACT_SET_OVERTIME, side, n)
+        return OK
+
     def appendix_g4(self, requester, kind, at):
         """Appendix G.4: the player on move, with less than two minutes left, asks for a 5 s
         increment (`BONUS_FISCHER`) or delay (`BONUS_DELAY`) for both players for the rest of
@@ -465,6 +575,8 @@ class Game:
             self.control.mode != MODE_COUNTDOWN
             or self.control.has_bonus()
             or self.g4_applied
+            or self.flagged[0]
+            or self.flagged[1]  # a fallen flag is ruled on, not given time
             or requester != self.running
             or self.remaining(requester, at) >= G4_LIMIT_MS
         ):
@@ -509,7 +621,7 @@ class Game:
         if self.state == RUNNING:
             raise ValueError("pause before saving")
         snap = [
-            1,  # format version
+            SNAPSHOT_VERSION,
             self.state,
             self.running,
             self.white,
@@ -529,6 +641,7 @@ class Game:
             self.flagged,
             self.markers,
             self.marker_moves,
+            self.ot_left,
         ):
             snap.append(arr[0])
             snap.append(arr[1])
@@ -536,8 +649,15 @@ class Game:
 
     def restore(self, snap):
         """Load a snapshot() into this game (same control). Returns OK or ERR_RANGE, in which
-        case nothing changed. Times of past events restart at 0 (a new power-up)."""
-        if not isinstance(snap, list) or len(snap) != 24 or snap[0] != 1:
+        case nothing changed. Times of past events restart at 0 (a new power-up). Version 1
+        snapshots (before overtime modes, no ot_left) are restored for controls without
+        overtime and refused for byo-yomi / Canadian ones."""
+        ot = self.control.ot_count
+        if not isinstance(snap, list) or not snap:
+            return ERR_RANGE
+        if snap[0] == 1 and len(snap) == _SNAP_LEN_V1 and not ot:
+            snap = snap + [0, 0]  # no overtime: ot_left is 0
+        elif snap[0] != SNAPSHOT_VERSION or len(snap) != _SNAP_LEN:
             return ERR_RANGE
         for v in snap:
             if not isinstance(v, int):
@@ -556,6 +676,9 @@ class Game:
         for v in pairs[4:6]:
             if not 0 <= v <= self.control.last():
                 return ERR_RANGE
+        for v in pairs[12:14]:
+            if not (1 <= v <= ot if ot else v == 0):
+                return ERR_RANGE
         self.reset(self.control)
         self.state, self.running, self.white = state, running, white
         self.paused_elapsed = snap[4]
@@ -564,7 +687,15 @@ class Game:
         self.g4_applied = bool(snap[9])
         self.result, self.reason = snap[10], snap[11]
         for i, arr in enumerate(
-            (self.main, self.moves, self.period, self.flagged, self.markers, self.marker_moves)
+            (
+                self.main,
+                self.moves,
+                self.period,
+                self.flagged,
+                self.markers,
+                self.marker_moves,
+                self.ot_left,
+            )
         ):
             arr[0] = pairs[2 * i]
             arr[1] = pairs[2 * i + 1]

@@ -5,6 +5,9 @@ File format (tools read it; do not change):
   {"version": 1, "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
    "moves": [[side, move_no, used_ms, left_ms], ...]}
+In byo-yomi and Canadian games each row has a fifth item, `ot` (engine.Game.log_entries):
+0 when the move left the player in main time, else the byo-yomi periods left / the
+Canadian moves still to make in the block after it (additive: chess rows stay as they are).
 The file is streamed row by row into gNNN.json.tmp and renamed into place
 (storage.write_atomic), so a long game never needs one big string in RAM.
 
@@ -87,14 +90,18 @@ def _tidy(folder, fs):
 
 
 def _row(row):
-    if not isinstance(row, (list, tuple)) or len(row) != 4:
+    if not isinstance(row, (list, tuple)) or not 4 <= len(row) <= 5:
         raise ValueError("move row")
     for x in row:
         if type(x) is not int:
             raise ValueError("move row")
-    side, move_no, used_ms, left_ms = row
+    side, move_no, used_ms, left_ms = row[0], row[1], row[2], row[3]
     if side not in (0, 1) or move_no < 0 or used_ms < 0:
         raise ValueError("move row")
+    if len(row) == 5:
+        if row[4] < 0:
+            raise ValueError("move row")
+        return "[%d, %d, %d, %d, %d]" % (side, move_no, used_ms, left_ms, row[4])
     return "[%d, %d, %d, %d]" % (side, move_no, used_ms, left_ms)
 
 
@@ -116,7 +123,8 @@ def _chunks(control_name, white, result, reason, moves):
 def save_game_log(root, control_name, white, result, reason, moves, fs=os):
     """Write the next game log; returns its file name ("gNNN.json") or None when nothing
     was written (bad arguments, a bad move row, or the flash failed). `moves` yields
-    [side, move_no, used_ms, left_ms] rows (ints; side 0/1, move_no and used_ms >= 0).
+    [side, move_no, used_ms, left_ms] rows, or with a fifth item `ot` >= 0 in overtime
+    games (ints; side 0/1, move_no and used_ms >= 0).
     After a success only the KEEP_GAMES newest logs remain. On a full flash the oldest logs
     are deleted to make room (at most 3 of them), if `moves` can be iterated again (a list
     or tuple, not a generator)."""

@@ -1,9 +1,10 @@
 """The table of named time controls the arbiter can pick from: data, not code.
 
-Each row: (name, code, mode, periods) with periods as `[time_s, moves, bonus, bonus_s]`
-(see timecontrol.py). `code` is what the 4-digit display shows while choosing (max 4
+Each row: (name, code, mode, periods[, overtime]) with periods as `[time_s, moves, bonus,
+bonus_s]` and, in byo-yomi and Canadian modes, overtime as `(count, time_s)` (see
+timecontrol.py). `code` is what the 4-digit display shows while choosing (max 4
 characters from the seven-segment alphabet). The order is the order on the clock; index 0 is
-the default of a new clock.
+the default of a new clock. Settings files store the index: new rows go at the end.
 """
 
 from micropython import const
@@ -12,6 +13,8 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    MODE_BYOYOMI,
+    MODE_CANADIAN,
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
@@ -41,6 +44,10 @@ PRESETS = (
     ("Rapid G/60, no bonus", "G60", MODE_COUNTDOWN, ((3600, 0, BONUS_NONE, 0),)),
     ("Hourglass 1 min", "Hr 1", MODE_HOURGLASS, ((60, 0, BONUS_NONE, 0),)),
     ("Stopwatch (count up)", "UP", MODE_UPCOUNT, ((0, 0, BONUS_NONE, 0),)),
+    # Go / Shogi overtime: 60 min, then 5 periods of 30 s; 60 min, then 25 moves in 10 min.
+    ("Byo-yomi 60 min + 5 x 30 s", "bYo ", MODE_BYOYOMI, ((3600, 0, BONUS_NONE, 0),), (5, 30)),
+    ("Canadian 60 min + 25/10 min", "CAnA", MODE_CANADIAN, ((3600, 0, BONUS_NONE, 0),),
+        (25, 600)),
 )  # fmt: skip
 
 COUNT = len(PRESETS)
@@ -51,8 +58,14 @@ assert _F == BONUS_FISCHER and _D == BONUS_DELAY
 
 def control(index):
     """The TimeControl of preset `index` (0..COUNT-1)."""
-    name, _code, mode, periods = PRESETS[index]
-    return from_seconds(mode, periods, name)
+    row = PRESETS[index]
+    return from_seconds(row[2], row[3], row[0], overtime(index))
+
+
+def overtime(index):
+    """The preset's overtime `(count, time_s)`, or None."""
+    row = PRESETS[index]
+    return row[4] if len(row) > 4 else None
 
 
 def code(index):

@@ -11,12 +11,17 @@ Settings schema (defaults in brackets):
   "transition" 0 next period by move count / 1 at flag fall [0]; "rules" 0 FIDE / 1 US Chess
   [0]; "brightness" 0..7 [4]; "low_time_s" 0..600 s, 0 = off [10];
   "control" [{"preset": 0}]: {"preset": index 0..n_presets-1} or
-  {"custom": {"mode": 0 countdown / 1 hourglass / 2 upcount,
-              "periods": [[time_s, moves, bonus_kind, bonus_s], ...]}}.
+  {"custom": {"mode": 0 countdown / 1 hourglass / 2 upcount / 3 byo-yomi / 4 Canadian,
+              "periods": [[time_s, moves, bonus_kind, bonus_s], ...],
+              "overtime": [count, time_s]}}  ("overtime" in modes 3 and 4 only).
 A custom control has 1..4 periods; time_s 0..36000, moves 0..200 (0 = rest of the game:
 the last period, and only it), bonus_kind 0 none / 1 Fischer / 2 Bronstein / 3 delay,
 bonus_s 0..300. As in timecontrol.TimeControl, a countdown needs starting time in its first
 period (or a delay), and hourglass/upcount have exactly one period without bonus.
+Byo-yomi and Canadian have one period (the main time, 0 allowed) and "overtime": byo-yomi
+[periods 1..99, period_s 1..3600], its main time with no bonus or an increment (then main
+time > 0); Canadian [moves per block 1..200, block_s 1..36000], no bonus. Settings files
+written before these modes existed stay valid as they are.
 Integers are JSON integers: true/false or 4.0 are not a brightness, 1 is not a bool.
 """
 
@@ -47,8 +52,13 @@ _MAX_MOVES = const(200)
 _MAX_BONUS = const(3)  # bonus kinds 0..3
 _BONUS_DELAY = const(3)
 _MAX_BONUS_S = const(300)
-_MAX_MODE = const(2)
+_MAX_MODE = const(4)
 _MODE_COUNTDOWN = const(0)
+_MODE_BYOYOMI = const(3)
+_MODE_CANADIAN = const(4)
+_BONUS_FISCHER = const(1)
+_MAX_BYO_PERIODS = const(99)
+_MAX_BYO_S = const(3600)
 
 _GAME_VERSION = const(1)
 _MAX_SNAP = const(64)  # ints in a game snapshot
@@ -122,12 +132,41 @@ def _custom(c):
             return None, RANGE  # only the last period is "rest of the game", and it must be
         out.append([time_s, moves, bonus, bonus_s])
     first = out[0]
+    if mode == _MODE_BYOYOMI or mode == _MODE_CANADIAN:
+        if "overtime" not in c:
+            return None, TYPE
+        overtime, code = _overtime(mode, n, first, c["overtime"])
+        if code:
+            return None, code
+        return {"mode": mode, "periods": out, "overtime": overtime}, None
+    if "overtime" in c:
+        return None, RANGE  # overtime only in byo-yomi and Canadian
     if mode == _MODE_COUNTDOWN:
         if first[0] == 0 and first[2] != _BONUS_DELAY:
             return None, RANGE  # a countdown from zero flags at once
     elif n != 1 or first[2] != 0:
         return None, RANGE  # hourglass / upcount: one period, no bonus
     return {"mode": mode, "periods": out}, None
+
+
+def _overtime(mode, n, first, ot):
+    """(normalized [count, time_s], None) or (None, TYPE / RANGE) for byo-yomi / Canadian."""
+    if (
+        not isinstance(ot, (list, tuple))
+        or len(ot) != 2
+        or not (_is_int(ot[0]) and _is_int(ot[1]))
+    ):
+        return None, TYPE
+    count, time_s = ot
+    if mode == _MODE_BYOYOMI:
+        high_count, high_s = _MAX_BYO_PERIODS, _MAX_BYO_S
+        bonus_ok = first[2] == 0 or (first[2] == _BONUS_FISCHER and first[0] > 0)
+    else:
+        high_count, high_s = _MAX_MOVES, _MAX_TIME_S
+        bonus_ok = first[2] == 0
+    if n != 1 or not bonus_ok or not (1 <= count <= high_count and 1 <= time_s <= high_s):
+        return None, RANGE
+    return [count, time_s], None
 
 
 def _control(c, n_presets):

@@ -10,7 +10,19 @@ A period is a tuple `(time_ms, moves, bonus, bonus_ms)`:
 
 Unused main time carries over into the next period (6.2b); the unused part of a delay never
 does. A control also has a mode: countdown (normal), hourglass (time used by one player is
-added to the other) or upcount (a stopwatch for each player, no flag).
+added to the other), upcount (a stopwatch for each player, no flag), or one of the two Go /
+Shogi overtime systems after a main time:
+- byo-yomi: `overtime = (periods, period_ms)`: N periods of T each. A move completed within
+  a period keeps it (full again for the next move); a period that runs out is used up and
+  the next starts at once; the flag falls when the last runs out. The main time may carry a
+  Fischer increment (added only for moves completed in the main time).
+- Canadian: `overtime = (moves, block_ms)`: blocks of M moves in T. M moves made within the
+  block start a new full block (unused time is not carried); the flag falls when a block's
+  time runs out first. No bonus.
+Their main time is one period (moves 0); it may be 0 (overtime from the first move). Inside,
+`periods` then holds two stages: the main time and the overtime stage `(T, 0, BONUS_NONE,
+0)`, so `last()` is 1, period 1 means "in overtime", and `ot_count` / `ot_ms` give N or M
+and T (0 / 0 for the other modes).
 
 Pure module: no I/O, no clock reading. Presets live in presets.py as data.
 """
@@ -20,6 +32,8 @@ from micropython import const
 MODE_COUNTDOWN = const(0)
 MODE_HOURGLASS = const(1)
 MODE_UPCOUNT = const(2)
+MODE_BYOYOMI = const(3)
+MODE_CANADIAN = const(4)
 
 BONUS_NONE = const(0)
 BONUS_FISCHER = const(1)
@@ -30,9 +44,12 @@ MAX_PERIODS = const(4)
 MAX_TIME_MS = const(36_000_000)  # 10 h per period: keeps every sum a small int
 MAX_MOVES = const(200)
 MAX_BONUS_MS = const(300_000)
+MAX_BYO_PERIODS = const(99)  # byo-yomi periods (two digits on the display)
+MAX_BYO_MS = const(3_600_000)  # 1 h per byo-yomi period
+MIN_OT_MS = const(1_000)  # a byo-yomi period or Canadian block lasts at least 1 s
 
 BONUS_NAMES = ("none", "increment", "Bronstein delay", "delay")
-MODE_NAMES = ("countdown", "hourglass", "upcount")
+MODE_NAMES = ("countdown", "hourglass", "upcount", "byo-yomi", "Canadian overtime")
 
 
 class TimeControlError(ValueError):
@@ -43,8 +60,8 @@ class TimeControl:
     """An immutable, validated time control. `ends[i]` is the cumulative number of moves a
     player has completed when period i is over (0 for the last period)."""
 
-    def __init__(self, periods, mode=MODE_COUNTDOWN, name="custom"):
-        if mode not in (MODE_COUNTDOWN, MODE_HOURGLASS, MODE_UPCOUNT):
+    def __init__(self, periods, mode=MODE_COUNTDOWN, name="custom", overtime=None):
+        if mode not in (MODE_COUNTDOWN, MODE_HOURGLASS, MODE_UPCOUNT, MODE_BYOYOMI, MODE_CANADIAN):
             raise TimeControlError("unknown mode")
         n = len(periods)
         if not 1 <= n <= MAX_PERIODS:
@@ -71,12 +88,44 @@ class TimeControl:
             checked.append((time_ms, moves, bonus, bonus_ms))
         if mode == MODE_COUNTDOWN and checked[0][0] == 0 and checked[0][2] != BONUS_DELAY:
             raise TimeControlError("a countdown needs starting time")
-        if mode != MODE_COUNTDOWN and (n != 1 or checked[0][2] != BONUS_NONE):
+        self.ot_count = 0
+        self.ot_ms = 0
+        if mode == MODE_BYOYOMI or mode == MODE_CANADIAN:
+            self._overtime(mode, checked, overtime)
+            ends.append(0)
+        elif overtime is not None:
+            raise TimeControlError("overtime only in byo-yomi and Canadian modes")
+        elif mode != MODE_COUNTDOWN and (n != 1 or checked[0][2] != BONUS_NONE):
             raise TimeControlError("hourglass and upcount have one period and no bonus")
         self.periods = tuple(checked)
         self.ends = tuple(ends)
         self.mode = mode
         self.name = name
+
+    def _overtime(self, mode, checked, overtime):
+        """Check the main period and `overtime` = (count, time_ms); append the overtime
+        stage to `checked`."""
+        if len(checked) != 1:
+            raise TimeControlError("overtime follows a single main time")
+        main_ms, _moves, bonus, _bonus_ms = checked[0]
+        if bonus != BONUS_NONE and (mode != MODE_BYOYOMI or bonus != BONUS_FISCHER):
+            raise TimeControlError("only byo-yomi main time may have a bonus: an increment")
+        if bonus != BONUS_NONE and main_ms == 0:
+            raise TimeControlError("an increment needs main time")
+        if not isinstance(overtime, (tuple, list)) or len(overtime) != 2:
+            raise TimeControlError("overtime is (count, time_ms)")
+        count, time_ms = overtime
+        if mode == MODE_BYOYOMI:
+            high_count, high_ms = MAX_BYO_PERIODS, MAX_BYO_MS
+        else:
+            high_count, high_ms = MAX_MOVES, MAX_TIME_MS
+        if not (isinstance(count, int) and 1 <= count <= high_count):
+            raise TimeControlError("overtime count out of range")
+        if not (isinstance(time_ms, int) and MIN_OT_MS <= time_ms <= high_ms):
+            raise TimeControlError("overtime time out of range")
+        self.ot_count = count
+        self.ot_ms = time_ms
+        checked.append((time_ms, 0, BONUS_NONE, 0))
 
     def last(self):
         """Index of the last period."""
@@ -99,6 +148,11 @@ class TimeControl:
             if bonus != BONUS_NONE:
                 text += ", %s %s" % (BONUS_NAMES[bonus], _seconds(bonus_ms))
             parts.append(text)
+        if self.ot_count:
+            text = parts[0].replace(" rest of game", "")
+            if self.mode == MODE_BYOYOMI:
+                return "%s; then byo-yomi %d x %s" % (text, self.ot_count, _clock(self.ot_ms))
+            return "%s; then Canadian %d moves in %s" % (text, self.ot_count, _clock(self.ot_ms))
         text = "; then ".join(parts)
         if self.mode != MODE_COUNTDOWN:
             text = MODE_NAMES[self.mode]
@@ -107,11 +161,22 @@ class TimeControl:
         return text
 
 
-def from_seconds(mode, periods, name="custom"):
-    """Build a control from `[[time_s, moves, bonus, bonus_s], ...]` (settings, presets)."""
+def from_seconds(mode, periods, name="custom", overtime=None):
+    """Build a control from `[[time_s, moves, bonus, bonus_s], ...]` and, in byo-yomi and
+    Canadian modes, `overtime = [count, time_s]` (settings, presets)."""
+    if overtime is not None:
+        if not isinstance(overtime, (tuple, list)) or len(overtime) != 2:
+            raise TimeControlError("overtime is [count, time_s]")
+        overtime = (overtime[0], overtime[1] * 1000)
     return TimeControl(
-        [(p[0] * 1000, p[1], p[2], p[3] * 1000) for p in periods], mode=mode, name=name
+        [(p[0] * 1000, p[1], p[2], p[3] * 1000) for p in periods], mode, name, overtime
     )
+
+
+def _clock(ms):
+    if ms < 60_000 or ms % 60_000:
+        return _seconds(ms)
+    return _minutes(ms)
 
 
 def _minutes(ms):

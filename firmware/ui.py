@@ -22,6 +22,12 @@ Buttons (kind SHORT on release, LONG after ~2 s held, REPEAT while PLUS/MINUS ar
     resume      confirm         confirm          -               yes / no
 
 Levers only act on the game screen (the engine ignores them unless running or ready).
+
+Byo-yomi and Canadian games: the game screen alternates a side's time with its overtime
+counter (`bY n` periods left / `c nn` moves still to make in the block) while a clock runs,
+see _render_game; the second info page shows both counters; the arbiter menu has the
+counters (`LbY `/`rbY `, Canadian `L c `/`r c `) after the periods; the custom editor's
+overtime fields (`ot  ` kind, `o n ` count, `to n`/`to S` time) follow a single main period.
 """
 
 import engine as E
@@ -32,6 +38,12 @@ from micropython import const
 from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
+    MAX_BYO_MS,
+    MAX_BYO_PERIODS,
+    MAX_MOVES,
+    MAX_TIME_MS,
+    MODE_BYOYOMI,
+    MODE_CANADIAN,
     MODE_COUNTDOWN,
     MODE_UPCOUNT,
     TimeControlError,
@@ -89,10 +101,12 @@ A_LEFT_MOVES = const(4)
 A_RIGHT_MOVES = const(5)
 A_LEFT_PERIOD = const(6)
 A_RIGHT_PERIOD = const(7)
-A_ADD_LEFT = const(8)
-A_ADD_RIGHT = const(9)
-A_G4 = const(10)
-A_DEAD = const(11)
+A_LEFT_OT = const(8)  # byo-yomi periods left / Canadian moves to make (overtime modes only)
+A_RIGHT_OT = const(9)
+A_ADD_LEFT = const(10)
+A_ADD_RIGHT = const(11)
+A_G4 = const(12)
+A_DEAD = const(13)
 _ARBITER_LABELS = (
     b"Lt n",
     b"Lt S",
@@ -102,11 +116,14 @@ _ARBITER_LABELS = (
     b"r  n",
     b"L  P",
     b"r  P",
+    b"LbY ",  # Canadian: "L c " (_OT_ARBITER_LABELS)
+    b"rbY ",
     b"AddL",  # +2 min for the left ("+" has no seven-segment glyph)
     b"Addr",
     b"G4  ",
     b"dEAd",
 )
+_OT_ARBITER_LABELS = (b"L c ", b"r c ")  # Canadian: moves still to make in the block
 
 # Material entry: label shown for each material.OPP_* choice (the opponent's army)
 _CHOICE_LABELS = (
@@ -131,6 +148,21 @@ _F_BONUS_S = const(4)
 _FIELD_LABELS = (b"t  n", b"t  S", b"  n ", b"  b ", b"b  S")
 _FIELD_DIGIT = (1, 1, 0, 0, 1)  # where each label shows the period number
 _BONUS_LABELS = (b"nonE", b"Inc ", b"br  ", b"dLY ")
+# Custom editor overtime fields, after the fields of a single main period
+_OT_KIND = const(0)
+_OT_COUNT = const(1)
+_OT_MIN = const(2)
+_OT_SEC = const(3)
+# kind, count (periods / moves per block), time of a period / block in minutes, seconds
+_OT_FIELD_LABELS = (b"ot  ", b"o n ", b"to n", b"to S")
+_OT_KIND_LABELS = (b"nonE", b"bYo ", b"CAnA")  # none, byo-yomi, Canadian
+_OT_MODES = (MODE_COUNTDOWN, MODE_BYOYOMI, MODE_CANADIAN)
+_OT_DEFAULTS = (None, [5, 30], [25, 600])  # a new byo-yomi: 5 x 30 s; Canadian: 25 / 10 min
+_OT_LIMITS = (None, (MAX_BYO_PERIODS, MAX_BYO_MS // 1000), (MAX_MOVES, MAX_TIME_MS // 1000))
+
+# Overtime counters on the game screen and the info page: byo-yomi periods left, Canadian
+# moves still to make in the block
+_OT_COUNT_LABELS = (b"bY  ", b"c   ")
 
 RESULT_TEXT = (b"    ", b"  1 ", b"  0 ", b"1-2 ")  # win, loss, draw (1-2 reads "half each")
 
@@ -174,6 +206,7 @@ class Ui:
         self.message_until = 0
         self.after_message = S_GAME
         self.custom = None
+        self.custom_ot = [0, 0, 0]  # custom editor: overtime kind (0 none), count, time_s
         self.choice = 0
         self.answer = False
         self.asking = False
@@ -191,8 +224,10 @@ class Ui:
         if "custom" in c:
             custom = c["custom"]
             try:
-                return from_seconds(custom["mode"], custom["periods"])
-            except (TimeControlError, KeyError, TypeError):
+                return from_seconds(
+                    custom["mode"], custom["periods"], "custom", custom.get("overtime")
+                )
+            except (TimeControlError, KeyError, TypeError, AttributeError):
                 return presets.control(0)
         return presets.control(c["preset"])
 
@@ -321,22 +356,34 @@ class Ui:
     def _open_custom(self):
         c = self.settings["control"]
         if "custom" in c:
+            mode = c["custom"]["mode"]
             periods = [list(p) for p in c["custom"]["periods"]]
+            overtime = c["custom"].get("overtime")
         else:
+            mode = presets.PRESETS[c["preset"]][2]
             periods = [list(p) for p in presets.PRESETS[c["preset"]][3]]
+            overtime = presets.overtime(c["preset"])
         self.custom = periods
-        self.cursor = 0  # period * 5 + field
+        kind = _OT_MODES.index(mode) if mode in _OT_MODES and overtime else 0
+        self.custom_ot = [kind, overtime[0], overtime[1]] if kind else [0, 0, 0]
+        self.cursor = 0  # period * 5 + field; then the overtime fields (_OT_*)
         self.screen = S_CUSTOM
+
+    def _custom_fields(self):
+        """Number of fields in the editor: 5 per period, then the overtime kind (only after
+        a single main period) and, with an overtime, its count, minutes and seconds."""
+        n = 5 * len(self.custom)
+        if len(self.custom) == 1:
+            n += 4 if self.custom_ot[0] else 1
+        return n
 
     def _key_custom(self, button, kind, now):
         periods = self.custom
-        p, field = divmod(self.cursor, 5)
-        period = periods[p]
         if button == SET and kind == LONG:
             self.screen = S_GAME
             return 0
         if button == SET and kind == SHORT:
-            self._next_custom_field()
+            self.cursor = (self.cursor + 1) % self._custom_fields()
             return 0
         if button == PLAY and kind == SHORT:
             return self._start_custom(now)
@@ -344,6 +391,11 @@ class Ui:
             return 0
         step = 1 if button == PLUS else -1
         fast = kind == REPEAT
+        p, field = divmod(self.cursor, 5)
+        if p >= len(periods):
+            self._key_custom_overtime(field, step, fast)
+            return 0
+        period = periods[p]
         if field == _F_TIME_MIN:
             period[0] = max(0, min(36000, period[0] + step * (600 if fast else 60)))
         elif field == _F_TIME_SEC:
@@ -354,19 +406,27 @@ class Ui:
                 del periods[p + 1 :]
             elif p == len(periods) - 1 and len(periods) < 4:
                 periods.append([1800, 0, period[2], period[3]])
+                self.custom_ot[0] = 0  # overtime only follows a single main period
         elif field == _F_BONUS:
             period[2] = (period[2] + step) % 4
         elif field == _F_BONUS_S:
             period[3] = max(0, min(300, period[3] + step * (10 if fast else 1)))
         return 0
 
-    def _next_custom_field(self):
-        p, field = divmod(self.cursor, 5)
-        field += 1
-        if field == 5:
-            field = 0
-            p = p + 1 if p + 1 < len(self.custom) else 0
-        self.cursor = p * 5 + field
+    def _key_custom_overtime(self, field, step, fast):
+        ot = self.custom_ot
+        if field == _OT_KIND:
+            ot[0] = (ot[0] + step) % 3
+            if ot[0]:
+                ot[1], ot[2] = _OT_DEFAULTS[ot[0]]
+            return
+        high_count, high_s = _OT_LIMITS[ot[0]]
+        if field == _OT_COUNT:
+            ot[1] = max(1, min(high_count, ot[1] + step * (10 if fast else 1)))
+        elif field == _OT_MIN:
+            ot[2] = max(1, min(high_s, ot[2] + step * (600 if fast else 60)))
+        else:
+            ot[2] = max(1, min(high_s, ot[2] + step * (10 if fast else 1)))
 
     def _start_custom(self, now):
         periods = self.custom
@@ -374,14 +434,18 @@ class Ui:
             if p[1] == 0:
                 p[1] = 1
         periods[-1][1] = 0
+        kind = self.custom_ot[0] if len(periods) == 1 else 0
+        mode = _OT_MODES[kind]
+        overtime = [self.custom_ot[1], self.custom_ot[2]] if kind else None
         try:
-            control = from_seconds(MODE_COUNTDOWN, periods)
+            control = from_seconds(mode, periods, "custom", overtime)
         except TimeControlError:
             self.show_message(b"Err ", b"CUSt", now, S_CUSTOM)
             return REQ_BEEP
-        self.settings["control"] = {
-            "custom": {"mode": MODE_COUNTDOWN, "periods": [list(p) for p in periods]}
-        }
+        custom = {"mode": mode, "periods": [list(p) for p in periods]}
+        if overtime:
+            custom["overtime"] = overtime
+        self.settings["control"] = {"custom": custom}
         self.new_game(control)
         return REQ_SAVE_SETTINGS | REQ_CLEAR_GAME
 
@@ -422,7 +486,16 @@ class Ui:
             return g.moves[item - A_LEFT_MOVES]
         if item <= A_RIGHT_PERIOD:
             return g.period[item - A_LEFT_PERIOD]
+        if item <= A_RIGHT_OT:
+            return g.ot_left[item - A_LEFT_OT]
         return 0
+
+    def _next_arbiter_item(self, item):
+        """The item after `item`; the overtime counters only in byo-yomi / Canadian games."""
+        item = (item + 1) % len(_ARBITER_LABELS)
+        if item == A_LEFT_OT and not self.game.control.ot_count:
+            item = A_ADD_LEFT
+        return item
 
     def _commit_arbiter(self, now):
         """Apply the edited value of the current item to the engine (logged there)."""
@@ -440,6 +513,10 @@ class Ui:
             side = item - A_LEFT_PERIOD
             if self.value != g.period[side]:
                 g.set_period(side, self.value, now)
+        elif item <= A_RIGHT_OT:
+            side = item - A_LEFT_OT
+            if self.value != g.ot_left[side]:
+                g.set_overtime(side, self.value, now)
 
     def _key_arbiter(self, button, kind, now):
         g = self.game
@@ -450,7 +527,7 @@ class Ui:
             return REQ_SAVE_GAME
         if button == SET and kind == SHORT:
             self._commit_arbiter(now)
-            self.cursor = (item + 1) % len(_ARBITER_LABELS)
+            self.cursor = self._next_arbiter_item(item)
             self.value = self._arbiter_value(self.cursor)
             return 0
         if button == PLAY and kind == SHORT:
@@ -486,6 +563,8 @@ class Ui:
             self.value = max(0, min(E.MAX_SET_MOVES, self.value + step * (10 if fast else 1)))
         elif item <= A_RIGHT_PERIOD:
             self.value = max(0, min(g.control.last(), self.value + step))
+        elif item <= A_RIGHT_OT:
+            self.value = max(1, min(g.control.ot_count, self.value + step * (10 if fast else 1)))
         elif item == A_G4:
             self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
         return 0
@@ -613,7 +692,32 @@ class Ui:
         else:
             self.colon[side] = timefmt.countdown_into(buf, r)
 
+    def _overtime_count(self, side):
+        """The side's overtime counter: `bY n` byo-yomi periods left (the current one
+        included), `c nn` Canadian moves still to make in the block."""
+        g = self.game
+        label = _OT_COUNT_LABELS[0 if g.control.mode == MODE_BYOYOMI else 1]
+        _number(self.text[side], g.ot_left[side], label)
+        self.colon[side] = 0
+
     def _render_game(self, now):
+        """The game screen: a pure function of the engine state, the UI state and `now`.
+
+        While a clock runs, the texts change only when `Game.remaining()` of a side crosses
+        a rounding step of timefmt (per side), plus these instants:
+        - the running side's colon beats in the MM:SS layout: on for the first half of each
+          second of the time that counts, off for the second half (see _beat);
+        - a fallen flag blinks `FLAG` with its time, at the half-seconds of `now`;
+        - overtime counters (byo-yomi / Canadian only): a side in overtime whose flag has
+          not fallen shows its counter (`bY n` / `c nn`, see _overtime_count) instead of its
+          time while `(ceil(r / 1000) >> 1) & 1` is 1, r = `remaining()` of the *running*
+          side: 2 s of time, 2 s of counter, switching at the instants r falls to an odd
+          multiple of 1000 ms (..., 5000, 3000, 1000; in the MM:SS layout exactly when the
+          running side's seconds digit changes to an odd number). The running side
+          shows its time without interruption while it shows under 10 s (ceil(r / 1000) <
+          10, the tenths layout). The counter itself changes only at engine events (a
+          period used up, a move, a new block). Paused, ready or flagged: no alternation
+          (the counters are on the MINUS/PLUS info page)."""
         g = self.game
         state = g.state
         blink = (now // _BLINK_MS) & 1
@@ -624,8 +728,19 @@ class Ui:
         if self.info and state in (E.PAUSED, E.FLAGGED, E.READY):
             self._render_info()
             return
+        shown_s = -1  # the running side's shown seconds, when an overtime counter may show
+        if state == E.RUNNING and g.control.ot_count:
+            shown_s = (g.remaining(g.running, now) + 999) // 1000
         for side in (0, 1):
             self._time(side, now)
+            if (
+                shown_s >= 0
+                and (shown_s >> 1) & 1
+                and g.in_overtime(side)
+                and not g.flagged[side]
+                and (side != g.running or shown_s >= 10)
+            ):
+                self._overtime_count(side)
             if g.flagged[side] and blink:
                 both = g.flagged[0] and g.flagged[1]
                 if not both:
@@ -695,6 +810,16 @@ class Ui:
         d = g.delay_left(s, now)
         if d and (nxt < 0 or now + d < nxt):
             nxt = now + d  # the main time starts to fall; the beat changes reference
+        if g.control.ot_count and (g.in_overtime(0) or g.in_overtime(1)) and not d:
+            # Overtime counters alternate with the time when the running side's remaining
+            # time falls to an odd multiple of 1000 ms (see _render_game).
+            r = g.remaining(s, now)
+            if r > 1_000:
+                b = (r - 1) // 1_000  # the next whole second below r
+                if not b & 1:
+                    b -= 1
+                if nxt < 0 or now + r - b * 1_000 < nxt:
+                    nxt = now + r - b * 1_000
         if self._beating:
             # The beat flips at the next half second of the counting time (see _beat).
             if stopwatch:
@@ -710,10 +835,16 @@ class Ui:
         if self.info == 1:
             if g.state == E.READY:
                 _number(self.text[0], self.battery_pct, b"bA  ")
-                _number(self.text[1], g.control.last() + 1, b"P   ")
+                if g.control.ot_count:
+                    self._overtime_count(1)
+                else:
+                    _number(self.text[1], g.control.last() + 1, b"P   ")
             else:
                 for side in (0, 1):
                     _number(self.text[side], g.moves[side], b"n   ")
+        elif g.control.ot_count:
+            for side in (0, 1):
+                self._overtime_count(side)
         else:
             for side in (0, 1):
                 _number(self.text[side], g.period[side] + 1, b"P   ")
@@ -750,6 +881,9 @@ class Ui:
 
     def _render_custom(self):
         p, field = divmod(self.cursor, 5)
+        if p >= len(self.custom):
+            self._render_custom_overtime(field)
+            return
         period = self.custom[p]
         label = _FIELD_LABELS[field]
         _copy(self.text[0], label)
@@ -769,6 +903,18 @@ class Ui:
         else:
             _number(right, period[3])
 
+    def _render_custom_overtime(self, field):
+        ot = self.custom_ot
+        _copy(self.text[0], _OT_FIELD_LABELS[field])
+        self.colon[0] = self.colon[1] = 0
+        right = self.text[1]
+        if field == _OT_KIND:
+            _copy(right, _OT_KIND_LABELS[ot[0]])
+        elif field == _OT_COUNT:
+            _number(right, ot[1])
+        else:
+            self.colon[1] = timefmt.countdown_into(right, ot[2] * 1000, 0)
+
     def _render_settings(self):
         label, name, values, labels = _SETTINGS[self.cursor]
         _copy(self.text[0], label)
@@ -782,7 +928,10 @@ class Ui:
 
     def _render_arbiter(self, now):
         item = self.cursor
-        _copy(self.text[0], _ARBITER_LABELS[item])
+        label = _ARBITER_LABELS[item]
+        if A_LEFT_OT <= item <= A_RIGHT_OT and self.game.control.mode == MODE_CANADIAN:
+            label = _OT_ARBITER_LABELS[item - A_LEFT_OT]
+        _copy(self.text[0], label)
         self.colon[0] = 0
         right = self.text[1]
         self.colon[1] = 0
@@ -792,6 +941,8 @@ class Ui:
             _number(right, self.value)
         elif item <= A_RIGHT_PERIOD:
             _number(right, self.value + 1, b"P   ")
+        elif item <= A_RIGHT_OT:
+            _number(right, self.value)
         elif item == A_G4:
             _copy(right, b"Inc " if self.g4_kind == BONUS_FISCHER else b"dLY ")
         else:

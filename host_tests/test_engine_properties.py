@@ -1,5 +1,7 @@
 """Property tests (hypothesis) for the engine: conserved time, no negative time, delay never
-adds main time, flags at the exact deadline, independence from where the clock starts."""
+adds main time, flags at the exact deadline, independence from where the clock starts, no
+time to a fallen flag, the hourglass never creates time, and byo-yomi / Canadian overtime
+against an independent model of their rules."""
 
 import engine as E
 from hypothesis import given, settings
@@ -9,7 +11,11 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    MODE_BYOYOMI,
+    MODE_CANADIAN,
     MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    MODE_UPCOUNT,
     TimeControl,
 )
 
@@ -35,6 +41,22 @@ def controls(draw):
         )
     return TimeControl(periods, MODE_COUNTDOWN)
 
+
+@st.composite
+def overtime_controls(draw):
+    """Byo-yomi (with or without a main-time increment) and Canadian controls, main time 0
+    included."""
+    mode = draw(st.sampled_from([MODE_BYOYOMI, MODE_CANADIAN]))
+    main = draw(st.sampled_from([0, draw(st.integers(1_000, 120_000))]))
+    bonus, bonus_ms = BONUS_NONE, 0
+    if mode == MODE_BYOYOMI and main and draw(st.booleans()):
+        bonus, bonus_ms = BONUS_FISCHER, draw(st.integers(0, 10_000))
+    count = draw(st.integers(1, 5))
+    ot_ms = draw(st.integers(1_000, 60_000))
+    return TimeControl([(main, 0, bonus, bonus_ms)], mode, overtime=(count, ot_ms))
+
+
+any_controls = st.one_of(controls(), overtime_controls())
 
 options = st.fixed_dictionaries(
     {
@@ -71,7 +93,7 @@ def run(control, opts, seq, base, tick_every=0):
 
 
 @settings(max_examples=300, deadline=None)
-@given(controls(), options, presses, st.integers(0, 2**29))
+@given(any_controls, options, presses, st.integers(0, 2**29))
 def test_start_offset_changes_nothing(control, opts, seq, offset):
     _, trace_a, flags_a, log_a = run(control, opts, seq, 0)
     _, trace_b, flags_b, log_b = run(control, opts, seq, offset)
@@ -83,7 +105,7 @@ def test_start_offset_changes_nothing(control, opts, seq, offset):
 
 
 @settings(max_examples=300, deadline=None)
-@given(controls(), options, presses, st.sampled_from([0, 7, 1000]))
+@given(any_controls, options, presses, st.sampled_from([0, 7, 1000]))
 def test_ticking_often_or_never_gives_the_same_game(control, opts, seq, tick_every):
     """The flag falls at the deadline, not when a tick happens to notice it."""
     _, trace_a, flags_a, log_a = run(control, opts, seq, 5_000)
@@ -140,7 +162,7 @@ def test_time_is_conserved_to_the_millisecond(control, opts, seq):
 
 
 @settings(max_examples=300, deadline=None)
-@given(controls(), options, presses, st.integers(0, 500_000))
+@given(any_controls, options, presses, st.integers(0, 500_000))
 def test_remaining_never_negative_and_never_rises_while_running(control, opts, seq, probe):
     g2 = E.Game(control, **opts)
     g2.press(0, 0)
@@ -205,3 +227,227 @@ def test_the_conservation_property_checked_real_moves():
     COVERAGE["conserved_moves"] = 0
     test_time_is_conserved_to_the_millisecond()
     assert COVERAGE["conserved_moves"] > 300
+
+
+# ------------------------------------------------ fallen flags and the hourglass (issue 10)
+@st.composite
+def any_mode_controls(draw):
+    """Countdown controls of every bonus, the hourglass, the stopwatch, byo-yomi, Canadian."""
+    mode = draw(st.sampled_from([MODE_COUNTDOWN, MODE_HOURGLASS, MODE_UPCOUNT, MODE_BYOYOMI]))
+    if mode == MODE_COUNTDOWN:
+        return draw(controls())
+    if mode == MODE_BYOYOMI:
+        return draw(overtime_controls())
+    if mode == MODE_HOURGLASS:
+        return TimeControl([(draw(st.integers(1_000, 120_000)), 0, BONUS_NONE, 0)], mode)
+    return TimeControl([(0, 0, BONUS_NONE, 0)], mode)
+
+
+# (ms until the action, action): press by the side on move / by the other side / a tick /
+# pause and resume (the second number: ms paused)
+ACTIONS = st.lists(
+    st.tuples(
+        st.one_of(st.integers(0, 5_000), st.integers(0, 200_000)),
+        st.sampled_from(["move", "other", "tick", "pause"]),
+        st.integers(0, 100_000),
+    ),
+    max_size=40,
+)
+
+
+def _start_total(control, opts):
+    first = control.periods[0]
+    extra = first[3] if opts["inc_before"] and first[2] == BONUS_FISCHER else 0
+    if control.ot_count and first[0] == 0:
+        return 2 * control.ot_ms
+    return 2 * (first[0] + extra)
+
+
+def check_flags_and_hourglass(control, opts, actions):
+    """Plays `actions` and checks, at every action and halfway between actions:
+    - no time reaches a fallen flag: a flagged side shows 0 (and its main time is 0 once
+      both clocks froze), until the end (no arbiter correction happens here);
+    - a fallen flag stays fallen, and the first flag stays the first;
+    - the hourglass never creates time: both clocks together never hold more than at the
+      start, and exactly that as long as no flag has fallen."""
+    g = E.Game(control, **opts)
+    g.press(0, 0)
+    total = _start_total(control, opts)
+    hourglass = control.mode == MODE_HOURGLASS
+    flagged_seen = [False, False]
+    first = -1
+    t = 0
+
+    def check(now):
+        nonlocal first
+        for s in (0, 1):
+            if flagged_seen[s]:
+                assert g.flagged[s], "a fallen flag was lifted without the arbiter"
+            if g.flagged[s]:
+                flagged_seen[s] = True
+                assert g.remaining(s, now) == 0, ("time reached a fallen flag", s, now)
+                if g.state == E.FLAGGED:
+                    assert g.main[s] == 0  # folded when the clocks stopped
+            assert g.remaining(s, now) >= 0
+        if g.first_flag >= 0:
+            if first < 0:
+                first = g.first_flag
+            assert g.first_flag == first
+            assert g.flagged[first]
+        if hourglass:
+            both = g.remaining(0, now) + g.remaining(1, now)
+            assert both <= total, ("the hourglass created time", both, total)
+            if not (g.flagged[0] or g.flagged[1]):
+                assert both == total
+
+    for dt, action, paused_ms in actions:
+        check(t + dt // 2)
+        t += dt
+        if action == "move":
+            g.press(g.running, t)
+        elif action == "other":
+            g.press(1 - g.running, t)
+        elif action == "tick":
+            g.tick(t)
+        elif g.pause(t) == E.OK:
+            check(t + paused_ms // 2)
+            t += paused_ms
+            assert g.resume(t) == E.OK
+        check(t)
+    g.tick(t + 50_000_000)
+    check(t + 50_000_000)
+    return g
+
+
+@settings(max_examples=500, deadline=None)
+@given(any_mode_controls(), options, ACTIONS)
+def test_no_time_reaches_a_fallen_flag_and_the_hourglass_creates_none(control, opts, actions):
+    check_flags_and_hourglass(control, opts, actions)
+
+
+def test_the_issue_hourglass_case_is_in_the_property():
+    """The example from issue 10 (hourglass 1 min, freeze off) through the property's checks."""
+    control = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
+    opts = {"freeze": False, "inc_before": False, "transition": E.TRANSITION_MOVES}
+    g = check_flags_and_hourglass(control, opts, [(7_290_192, "move", 0), (10_000, "tick", 0)])
+    assert g.first_flag == 1 and g.state == E.FLAGGED
+
+
+# ------------------------------------------------ byo-yomi and Canadian: an independent model
+class OvertimeModel:
+    """The overtime rules written out from their statement, step by step in time (no
+    deadlines, no re-basing): per side the phase, the time left in it *now*, the periods
+    left / moves to make, the flag."""
+
+    def __init__(self, control, inc_before):
+        main, _moves, bonus, bonus_ms = control.periods[0]
+        self.byo = control.mode == MODE_BYOYOMI
+        self.count, self.t = control.ot_count, control.ot_ms
+        self.inc = bonus_ms if bonus == BONUS_FISCHER else 0
+        start = main + (self.inc if inc_before else 0)
+        over = main == 0
+        self.over = [over, over]
+        self.left = [self.t if over else start] * 2
+        self.ot = [self.count, self.count]
+        self.flag_at = [None, None]
+        self.events = 0  # periods entered / used up / blocks renewed by the last action
+
+    def run(self, s, ms):
+        """Side s's clock runs for `ms`; returns the instant offset of its flag or None."""
+        used = 0
+        while self.flag_at[s] is None and ms - used >= self.left[s]:
+            used += self.left[s]
+            if not self.over[s]:
+                self.over[s] = True  # main time over: the first period / block starts
+                self.left[s] = self.t
+            elif self.byo and self.ot[s] > 1:
+                self.ot[s] -= 1  # a period used up, the next starts at once
+                self.left[s] = self.t
+            else:
+                self.left[s] = 0
+                return used  # the flag
+            self.events += 1
+        if self.flag_at[s] is None:
+            self.left[s] -= ms - used
+        return None
+
+    def move(self, s):
+        """Side s completes a move now."""
+        if self.flag_at[s] is not None:
+            return
+        if not self.over[s]:
+            self.left[s] += self.inc
+        elif self.byo:
+            self.left[s] = self.t
+        else:
+            self.ot[s] -= 1
+            if self.ot[s] == 0:
+                self.ot[s] = self.count
+                self.left[s] = self.t
+                self.events += 1
+
+
+@settings(max_examples=600, deadline=None)
+@given(overtime_controls(), options, ACTIONS)
+def test_overtime_matches_an_independent_model(control, opts, actions):
+    """Byo-yomi and Canadian games, with pauses, late ticks and wrong-side presses, agree
+    with OvertimeModel at every action: times to the ms, phase, periods left / moves to
+    make, flags at their exact instants, frozen clocks. The total time each side was given
+    is accounted for: time used in the main time + in overtime + left."""
+    g = E.Game(control, **opts)
+    model = OvertimeModel(control, opts["inc_before"] and control.periods[0][3] > 0)
+    g.press(0, 0)
+    running = 1  # the model's running side
+    stopped = False
+    t = 0
+
+    def advance(to):
+        nonlocal stopped
+        if stopped or to <= t:
+            return
+        flag = model.run(running, to - t)
+        if flag is not None:
+            model.flag_at[running] = t + flag
+            if opts["freeze"] or model.flag_at[1 - running] is not None:
+                stopped = True
+
+    def compare(now):
+        for x in (0, 1):
+            assert g.remaining(x, now) == model.left[x], (x, now)
+            assert g.in_overtime(x) == model.over[x]
+            assert g.ot_left[x] == model.ot[x]
+            assert bool(g.flagged[x]) == (model.flag_at[x] is not None)
+            if g.flagged[x]:
+                assert g.flag_at[x] == model.flag_at[x]
+        assert (g.state == E.FLAGGED) == stopped
+
+    for dt, action, paused_ms in actions:
+        advance(t + dt)
+        t += dt
+        if action == "move":
+            ev = g.press(g.running, t)
+            if not stopped:
+                model.move(running)
+                running = 1 - running
+                assert ev & E.EV_MOVE
+        elif action == "other":
+            g.press(1 - g.running, t)
+        elif action == "tick":
+            g.tick(t)
+        else:
+            if g.pause(t) == E.OK:
+                compare(t)
+                t += paused_ms  # nothing runs
+                g.resume(t)
+        g.tick(t)
+        compare(t)
+        if model.events:
+            COVERAGE["overtime_events"] = COVERAGE.get("overtime_events", 0) + 1
+            model.events = 0
+
+
+def test_the_overtime_model_property_saw_periods_and_blocks():
+    """Guards against a generator that never reaches the overtime rules."""
+    COVERAGE["overtime_events"] = 0
+    test_overtime_matches_an_independent_model()
+    assert COVERAGE["overtime_events"] > 300

@@ -203,6 +203,30 @@ def test_csv_rows_exact():
     assert list(csv.reader(io.StringIO(ex.csv_text(GAME)))) == CSV_ROWS
 
 
+# Byo-yomi 60 s + 3 x 10 s: the right (White) reaches overtime on move 2, uses a period up on
+# move 3 and flags in its last period; rows carry the periods left (0 = main time).
+BYOYOMI_GAME = dict(
+    GAME,
+    control="custom",
+    moves=[
+        [1, 1, 30000, 30000, 0],
+        [0, 1, 20000, 40000, 0],
+        [1, 2, 35000, 10000, 3],
+        [0, 2, 2000, 38000, 0],
+        [1, 3, 13000, 10000, 2],
+    ],
+)
+
+
+def test_overtime_games_get_an_overtime_column():
+    rows = list(csv.reader(io.StringIO(ex.csv_text(BYOYOMI_GAME))))
+    assert rows[0] == list(ex.CSV_FIELDS) + ["overtime"]
+    assert rows[3] == ["3", "right", "white", "2", "35000", "10000", "0:00:10", "3"]
+    assert [r[-1] for r in rows[1:]] == ["0", "0", "3", "0", "2"]
+    pgn = ex.pgn_text(BYOYOMI_GAME, "g030.json")
+    assert "{2. [%clk 0:00:10]}" in pgn
+
+
 def test_plot_is_a_png(tmp_path):
     ex.write_plot(GAME, "g007", tmp_path / "g007.png")
     assert png_size(tmp_path / "g007.png") == (800, 450)
@@ -234,6 +258,8 @@ BAD_FILES = {
     "g019.json": (dict(GAME, moves=[[0, 1, 5, 1], [1, 1, -5, 100]]), "move 2 is out of range"),
     "g020.json": (dict(GAME, white=True), "'white' must be 0 or 1"),
     "g021.json": (dict(GAME, reason=None), "'reason' is not a string"),
+    "g024.json": (dict(GAME, moves=[[0, 1, 5, 1, -1]]), "move 1 is out of range"),
+    "g025.json": (dict(GAME, moves=[[0, 1, 5, 1, 2, 3]]), "move 1 is not [side, move_no"),
 }
 
 

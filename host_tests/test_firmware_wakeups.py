@@ -10,6 +10,8 @@ should be shown at ms t" is the UI's own render(t) on the live engine, over a st
 no key and no press, where the engine's state does not change.
 """
 
+import json
+
 import engine as E
 import machine
 import pytest
@@ -273,3 +275,33 @@ def test_battery_read_on_the_ready_screen(clock):
     clock.run_ms(31_000)
     shown = {clock.display(0)[0] for _ in range(4) if clock.run_ms(250) is None}
     assert "bAt " in shown
+
+
+def test_byoyomi_counter_alternation_on_time(tmp_path):
+    """The overtime counter of the side waiting (in byo-yomi) alternates with its time every
+    2 s of the running side's time, even while that side shows h:mm (one change a minute):
+    the loop must wake for the alternation itself."""
+    settings = {
+        "sound": True,
+        "freeze": True,
+        "inc_before": False,
+        "transition": 0,
+        "rules": 0,
+        "brightness": 4,
+        "low_time_s": 10,
+        "control": {"custom": {"mode": 3, "periods": [[7200, 0, 0, 0]], "overtime": [5, 30]}},
+    }
+    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    clock = power_on(tmp_path)
+    clock.press("left")  # Black starts White's (right) clock
+    clock.press("right")  # White moves at once: the left clock runs its 2 h
+    clock.run_ms(7_200_000 + 10_000)  # left's main time is over: 10 s into its first period
+    g = game(clock)
+    assert g.in_overtime(0) and not g.in_overtime(1)
+    clock.press("left")  # left moves within the period: the right (2 h left, h:mm) runs
+    assert g.running == 1 and clock.display(1)[0] == "2h00"
+    t0 = clock.mono_ms()
+    n = wakeups_over(clock, 20_000)
+    assert check_window(clock, t0, clock.mono_ms()) >= 9  # left: time <-> counter, 2 s each
+    assert n <= 20 // 2 + 3, n  # the alternation and the watchdog, nothing else
+    assert not (tmp_path / "errors.log").exists()

@@ -765,7 +765,17 @@ def test_bad_arguments_write_nothing(args):
     assert fs.files == {}
 
 
-@pytest.mark.parametrize("row", [[0, 1, 2], [2, 1, 5, 5], [0, 1, -5, 5], [0, 1, 5.0, 5], None])
+def test_overtime_rows_have_a_fifth_item(tmp_path):
+    root = str(tmp_path)
+    rows = [[1, 1, 30000, 30000, 0], [0, 1, 2000, 58000, 0], [1, 2, 35000, 10000, 3]]
+    name = gamelog.save_game_log(root, "custom", 1, "0-1", "flag", rows)
+    assert json.loads((tmp_path / "games" / name).read_text())["moves"] == rows
+
+
+@pytest.mark.parametrize(
+    "row",
+    [[0, 1, 2], [2, 1, 5, 5], [0, 1, -5, 5], [0, 1, 5.0, 5], None, [0, 1, 5, 5, -1], [0] * 6],
+)
 def test_bad_move_row_aborts_and_keeps_older_logs(row):
     fs = new_fs()
     gamelog.save_game_log("/", "c", 0, "1-0", "r", moves(2), fs)
@@ -915,19 +925,40 @@ valid_periods = st.lists(
 )
 
 
-@hsettings(max_examples=500, deadline=None)
-@given(st.integers(min_value=0, max_value=2), valid_periods)
-def test_custom_controls_agree_with_timecontrol(mode, raw_periods):
+overtimes = st.one_of(
+    st.none(),
+    st.tuples(
+        st.sampled_from([-1, 0, 1, 2, 25, 98, 99, 100, 199, 200, 201]),
+        st.sampled_from([-1, 0, 1, 30, 600, 3599, 3600, 3601, 35999, 36000, 36001]),
+    ),
+    st.tuples(st.integers(min_value=1, max_value=99), st.integers(min_value=1, max_value=3600)),
+)
+one_main_period = st.tuples(
+    st.sampled_from([0, 1, 3600, 36000, 36001]),
+    st.sampled_from([0, 0, 0, 40]),
+    st.sampled_from([0, 0, 1, 1, 2, 3]),
+    st.sampled_from([0, 5, 300, 301]),
+).map(lambda p: [p])
+
+
+@hsettings(max_examples=1000, deadline=None)
+@given(
+    st.sampled_from([0, 1, 2, 3, 3, 4, 4]), st.one_of(valid_periods, one_main_period), overtimes
+)
+def test_custom_controls_agree_with_timecontrol(mode, raw_periods, overtime):
     """A control the settings accept builds a TimeControl, and the other way round."""
     timecontrol = pytest.importorskip("timecontrol")
     periods = [list(p) for p in raw_periods]
-    accepted = settings.check_control({"custom": {"mode": mode, "periods": periods}}, N_PRESETS)
+    custom = {"mode": mode, "periods": periods}
+    if overtime is not None:
+        custom["overtime"] = list(overtime)
+    accepted = settings.check_control({"custom": custom}, N_PRESETS)
     try:
-        timecontrol.from_seconds(mode, periods)
+        timecontrol.from_seconds(mode, periods, overtime=overtime)
         built = True
     except ValueError:
         built = False
-    assert (accepted is not None) == built, (mode, periods)
+    assert (accepted is not None) == built, (mode, periods, overtime)
 
 
 @hsettings(max_examples=300, deadline=None)

@@ -9,7 +9,11 @@ The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest o
    "moves": [[side, move_no, used_ms, left_ms], ...]}
 side 0 = left, 1 = right; "white" names the side that had White; move_no counts that
 player's moves from 1; left_ms is that player's remaining time right after the move,
-increment included. All times are integer milliseconds.
+increment included. All times are integer milliseconds. In byo-yomi and Canadian games a
+row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
+periods left / the Canadian moves still to make in the block after the move (left_ms is
+then the period's time / the time left in the block); the CSV then gets an "overtime"
+column.
 
 This tool owns turning those files into, per game, in --out (default ./games):
   gNNN.json  the file as pulled from the board (kept even when it cannot be read),
@@ -53,6 +57,7 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SIDES = ("left", "right")
 COLOURS = ("white", "black")
 CSV_FIELDS = ("ply", "side", "colour", "move_no", "used_ms", "left_ms", "clk")
+OVERTIME_FIELD = "overtime"  # CSV column of byo-yomi / Canadian games
 TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}  # PGN Termination tag
 SPAN = 1000  # the clock numbers its logs 000..999, then wraps
 PGN_LINE = 79  # PGN export format keeps movetext lines under 80 characters
@@ -72,6 +77,7 @@ class Row(NamedTuple):
     used_ms: int  # time the move took
     left_ms: int  # the player's remaining time after the move, increment included
     clk: str  # left_ms as H:MM:SS, seconds truncated
+    overtime: int = -1  # byo-yomi periods left / Canadian moves to make (0 main time), -1 none
 
 
 def clock_text(ms):
@@ -112,10 +118,12 @@ def parse_game(text):
     if not isinstance(game["moves"], list):
         raise GameError("'moves' is not a list")
     for i, move in enumerate(game["moves"]):
-        if not (isinstance(move, list) and len(move) == 4 and all(_is_int(v) for v in move)):
-            raise GameError("move %d is not [side, move_no, used_ms, left_ms]: %r" % (i + 1, move))
-        side, move_no, used_ms, _left_ms = move
-        if side not in (0, 1) or move_no < 0 or used_ms < 0:
+        if not (isinstance(move, list) and len(move) in (4, 5) and all(_is_int(v) for v in move)):
+            raise GameError(
+                "move %d is not [side, move_no, used_ms, left_ms(, overtime)]: %r" % (i + 1, move)
+            )
+        side, move_no, used_ms = move[:3]
+        if side not in (0, 1) or move_no < 0 or used_ms < 0 or min(move[4:] + [0]) < 0:
             raise GameError("move %d is out of range: %r" % (i + 1, move))
     return game
 
@@ -123,9 +131,22 @@ def parse_game(text):
 def game_rows(game):
     """One Row per logged half-move, in log order."""
     rows = []
-    for ply, (side, move_no, used_ms, left_ms) in enumerate(game["moves"], 1):
+    for ply, move in enumerate(game["moves"], 1):
+        side, move_no, used_ms, left_ms = move[:4]
+        overtime = move[4] if len(move) == 5 else -1
         colour = COLOURS[0] if side == game["white"] else COLOURS[1]
-        rows.append(Row(ply, SIDES[side], colour, move_no, used_ms, left_ms, clock_text(left_ms)))
+        rows.append(
+            Row(
+                ply,
+                SIDES[side],
+                colour,
+                move_no,
+                used_ms,
+                left_ms,
+                clock_text(left_ms),
+                overtime,
+            )
+        )
     return rows
 
 
@@ -203,8 +224,11 @@ def csv_text(game):
     """CSV with a header row and one row per half-move."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    writer.writerows(game_rows(game))
+    rows = game_rows(game)
+    overtime = any(r.overtime >= 0 for r in rows)
+    writer.writerow(CSV_FIELDS + ((OVERTIME_FIELD,) if overtime else ()))
+    for r in rows:
+        writer.writerow(tuple(r) if overtime else tuple(r)[: len(CSV_FIELDS)])
     return buf.getvalue()
 
 

@@ -13,9 +13,12 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    MODE_BYOYOMI,
+    MODE_CANADIAN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
     TimeControl,
+    TimeControlError,
     from_seconds,
 )
 
@@ -356,6 +359,15 @@ class AppendixG(unittest.TestCase):
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.OK)
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
 
+    def test_g4_refused_after_a_flag(self):  # the flag is ruled on; no time reaches it
+        g = started(single(600), freeze=False)
+        g.tick(T0 + 600_000)  # the right flag falls, play goes on
+        g.press(RIGHT, T0 + 601_000)
+        g.pause(T0 + 690_000)  # the left on move with 0:30 left
+        self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(g.remaining(RIGHT, 0), 0)
+        self.assertEqual(g.first_flag, RIGHT)
+
     def test_g4_needs_a_paused_clock(self):
         g = started(single(60))
         self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
@@ -370,6 +382,53 @@ class Modes(unittest.TestCase):
         self.assertEqual(g.tick(T0 + 80_000), E.EV_FLAG)  # Black ran out after 70 s
         self.assertEqual(g.remaining(RIGHT, T0 + 80_000), 120_000)
 
+    def test_hourglass_fallen_flag_gets_no_time_back(self):  # issue 10, freeze off
+        tc = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
+        g = E.Game(tc, freeze=False)
+        g.press(LEFT, 89_921)  # the right clock starts
+        self.assertEqual(g.tick(7_290_192), E.EV_FLAG)  # the right flag fell long ago
+        self.assertEqual(g.flag_at[RIGHT], 149_921)
+        g.press(RIGHT, 7_290_192)  # the flagged right plays on at zero
+        # The left got what the right lost (60 s), not the two hours the right sat on 0.
+        self.assertEqual(g.remaining(LEFT, 7_290_192), 120_000)
+        self.assertEqual(g.remaining(RIGHT, 7_290_192), 0)
+        # The left's time now runs out, and none of it reaches the fallen right flag.
+        self.assertEqual(g.remaining(RIGHT, 7_300_192), 0)
+        self.assertEqual(g.remaining(LEFT, 7_300_192), 110_000)
+        self.assertEqual(g.tick(7_410_192), E.EV_FLAG)
+        self.assertEqual(g.first_flag, RIGHT)
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual((g.remaining(LEFT, 7_500_000), g.remaining(RIGHT, 7_500_000)), (0, 0))
+
+    def test_hourglass_opponent_gains_only_until_the_flag(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]), freeze=False)
+        g.tick(T0 + 60_000)  # the right flag falls; play may go on
+        self.assertEqual(g.remaining(LEFT, T0 + 60_000), 120_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 90_000), 120_000)  # not 150 s
+        g.pause(T0 + 95_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 96_000), 120_000)
+        g.resume(T0 + 100_000)
+        g.press(RIGHT, T0 + 110_000)
+        self.assertEqual((g.main[LEFT], g.main[RIGHT]), (120_000, 0))
+
+    def test_hourglass_freeze_on_gives_the_opponent_exactly_the_flag_time(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]))
+        g.tick(T0 + 75_000)
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual((g.main[LEFT], g.main[RIGHT]), (120_000, 0))
+
+    def test_hourglass_arbiter_gives_time_back_to_a_fallen_flag(self):
+        g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]), freeze=False)
+        g.tick(T0 + 60_000)
+        g.pause(T0 + 90_000)  # 30 s after the flag the arbiter stops the clock
+        self.assertEqual(g.set_time(RIGHT, 20_000, T0 + 91_000), E.OK)  # explicit correction
+        self.assertEqual(g.first_flag, -1)
+        # The correction of the right does not move the left's time.
+        self.assertEqual((g.remaining(LEFT, 0), g.remaining(RIGHT, 0)), (120_000, 20_000))
+        g.resume(T0 + 100_000)
+        self.assertEqual(g.remaining(LEFT, T0 + 105_000), 125_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 105_000), 15_000)
+
     def test_upcount_counts_up_and_never_flags(self):
         g = started(from_seconds(MODE_UPCOUNT, [[0, 0, 0, 0]]))
         self.assertEqual(g.deadline(), -1)
@@ -377,6 +436,266 @@ class Modes(unittest.TestCase):
         g.press(RIGHT, T0 + 7_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 99_000), 7_000)
         self.assertEqual(g.tick(T0 + 10 * 3_600_000), 0)
+
+
+def byoyomi(main_s, periods, period_s, inc_s=0):
+    bonus = BONUS_FISCHER if inc_s else BONUS_NONE
+    return from_seconds(MODE_BYOYOMI, [[main_s, 0, bonus, inc_s]], overtime=[periods, period_s])
+
+
+def canadian(main_s, moves, block_s):
+    return from_seconds(MODE_CANADIAN, [[main_s, 0, BONUS_NONE, 0]], overtime=[moves, block_s])
+
+
+class ByoYomi(unittest.TestCase):
+    """Main time, then N periods of T: kept when a move is made within it, used up when it
+    runs out, the flag when the last runs out."""
+
+    def test_overtime_starts_at_the_exact_end_of_main_time(self):
+        g = started(byoyomi(60, 3, 10))  # White (right) runs
+        self.assertEqual(g.deadline(), T0 + 60_000)
+        self.assertEqual(g.tick(T0 + 59_999), 0)
+        self.assertFalse(g.in_overtime(RIGHT))
+        self.assertEqual(g.tick(T0 + 65_000), E.EV_PERIOD)  # noticed 5 s late
+        self.assertTrue(g.in_overtime(RIGHT))
+        self.assertEqual((g.period[RIGHT], g.ot_left[RIGHT]), (1, 3))
+        self.assertEqual(g.remaining(RIGHT, T0 + 65_000), 5_000)
+        self.assertEqual(g.deadline(), T0 + 70_000)
+        self.assertFalse(g.in_overtime(LEFT))
+        self.assertEqual(g.remaining(LEFT, T0 + 65_000), 60_000)
+
+    def test_period_kept_by_a_move_within_it(self):
+        g = started(byoyomi(60, 3, 10))
+        self.assertEqual(g.press(RIGHT, T0 + 69_999), E.EV_PERIOD | E.EV_MOVE)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (10_000, 3))  # full again
+        g.press(LEFT, T0 + 70_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 70_000), 10_000)
+        self.assertEqual(g.press(RIGHT, T0 + 79_000), E.EV_MOVE)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (10_000, 3))
+        self.assertEqual(
+            g.log_entries(),
+            [
+                (RIGHT, 1, 69_999, 10_000, 3),
+                (LEFT, 1, 1, 60_000 - 1, 0),
+                (RIGHT, 2, 9_000, 10_000, 3),
+            ],
+        )
+
+    def test_period_used_up_and_the_next_starts_at_once(self):
+        g = started(byoyomi(60, 3, 10))
+        g.tick(T0 + 60_000)
+        self.assertEqual(g.tick(T0 + 70_000), E.EV_PERIOD)  # the first period ran out
+        self.assertEqual(g.ot_left[RIGHT], 2)
+        self.assertEqual(g.remaining(RIGHT, T0 + 70_000), 10_000)
+        self.assertEqual(g.press(RIGHT, T0 + 76_000), E.EV_MOVE)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (10_000, 2))
+
+    def test_press_at_the_end_of_a_period_counts_in_the_next(self):
+        g = started(byoyomi(0, 3, 10))  # no main time: overtime from the start
+        self.assertEqual(g.press(RIGHT, T0 + 10_000), E.EV_PERIOD | E.EV_MOVE)
+        self.assertEqual(g.ot_left[RIGHT], 2)
+
+    def test_periods_used_up_late_are_each_at_their_instant(self):
+        g = started(byoyomi(60, 3, 10))
+        self.assertEqual(g.tick(T0 + 85_000), E.EV_PERIOD)  # main, periods 1 and 2, half of 3
+        self.assertEqual(g.ot_left[RIGHT], 1)
+        self.assertEqual(g.remaining(RIGHT, T0 + 85_000), 5_000)
+
+    def test_last_period_runs_out_flag_at_the_exact_instant(self):
+        g = started(byoyomi(60, 3, 10))
+        self.assertEqual(g.tick(T0 + 200_000), E.EV_PERIOD | E.EV_FLAG)
+        self.assertEqual(g.flag_at[RIGHT], T0 + 90_000)
+        self.assertEqual(g.ot_left[RIGHT], 1)  # the last period, run out
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual(g.first_flag, RIGHT)
+        self.assertEqual(g.remaining(RIGHT, T0 + 200_000), 0)
+        self.assertEqual(g.remaining(LEFT, T0 + 200_000), 60_000)
+
+    def test_no_main_time_starts_in_overtime(self):
+        g = E.Game(byoyomi(0, 5, 30))
+        self.assertTrue(g.in_overtime(LEFT) and g.in_overtime(RIGHT))
+        self.assertEqual((g.remaining(LEFT, 0), g.ot_left[LEFT]), (30_000, 5))
+
+    def test_pause_inside_a_period(self):
+        g = started(byoyomi(0, 2, 30))
+        g.pause(T0 + 12_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 500_000), 18_000)
+        self.assertEqual(g.tick(T0 + 500_000), 0)
+        g.resume(T0 + 600_000)
+        self.assertEqual(g.deadline(), T0 + 618_000)
+        self.assertEqual(g.tick(T0 + 618_000), E.EV_PERIOD)
+        self.assertEqual(g.ot_left[RIGHT], 1)
+        g.press(RIGHT, T0 + 620_000)
+        self.assertEqual(g.main[RIGHT], 30_000)
+        self.assertEqual(g.log_entries()[-1], (RIGHT, 1, 32_000, 30_000, 1))
+
+    def test_increment_only_in_main_time(self):
+        g = started(byoyomi(60, 3, 10, inc_s=5))
+        g.press(RIGHT, T0 + 20_000)
+        self.assertEqual(g.main[RIGHT], 45_000)
+        g.press(LEFT, T0 + 21_000)
+        self.assertEqual(g.press(RIGHT, T0 + 70_000), E.EV_PERIOD | E.EV_MOVE)  # 49 s
+        self.assertEqual(g.main[RIGHT], 10_000)  # a period kept, no increment
+        g.press(LEFT, T0 + 71_000)
+        g.press(RIGHT, T0 + 72_000)
+        self.assertEqual(g.main[RIGHT], 10_000)
+
+    def test_increment_before_also_at_the_start(self):
+        g = started(byoyomi(60, 3, 10, inc_s=5), inc_before=True)
+        self.assertEqual(g.remaining(RIGHT, T0), 65_000)
+
+    def test_freeze_off_the_flagged_side_never_gets_a_period_back(self):
+        g = started(byoyomi(0, 1, 10), freeze=False)
+        self.assertEqual(g.tick(T0 + 10_000), E.EV_FLAG)
+        self.assertEqual(g.state, E.RUNNING)
+        g.press(RIGHT, T0 + 15_000)
+        self.assertEqual(g.main[RIGHT], 0)
+        self.assertEqual(g.log_entries()[-1], (RIGHT, 1, 15_000, 0, 1))
+        g.press(LEFT, T0 + 16_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 20_000), 0)
+        self.assertEqual(g.deadline(), -1)
+
+    def test_arbiter_corrects_periods_phase_and_time(self):
+        g = started(byoyomi(60, 5, 30))
+        g.tick(T0 + 150_000)  # main over, the first three periods used up
+        self.assertEqual(g.ot_left[RIGHT], 2)
+        g.pause(T0 + 151_000)
+        self.assertEqual(g.set_overtime(RIGHT, 6, T0), E.ERR_RANGE)  # more than the control
+        self.assertEqual(g.set_overtime(RIGHT, 0, T0), E.ERR_RANGE)
+        self.assertEqual(g.set_overtime(2, 4, T0), E.ERR_SIDE)
+        self.assertEqual(g.set_overtime(RIGHT, 4, T0 + 152_000), E.OK)
+        self.assertEqual(g.arbiter_log[-1], (T0 + 152_000, E.ACT_SET_OVERTIME, RIGHT, 4))
+        self.assertEqual(g.set_time(RIGHT, 25_000, T0), E.OK)
+        g.resume(T0 + 160_000)
+        self.assertEqual(g.deadline(), T0 + 185_000)
+        g.pause(T0 + 161_000)
+        self.assertEqual(g.set_period(RIGHT, 0, T0), E.OK)  # back into main time
+        self.assertEqual(g.set_time(RIGHT, 40_000, T0), E.OK)
+        g.resume(T0 + 170_000)
+        self.assertFalse(g.in_overtime(RIGHT))
+        self.assertEqual(g.tick(T0 + 210_000), E.EV_PERIOD)
+        self.assertEqual((g.ot_left[RIGHT], g.remaining(RIGHT, T0 + 210_000)), (4, 30_000))
+
+    def test_corrections_need_a_stopped_clock_and_overtime(self):
+        g = started(byoyomi(60, 5, 30))
+        self.assertEqual(g.set_overtime(RIGHT, 2, T0), E.ERR_STATE)
+        h = started(single(60))
+        h.pause(T0 + 1)
+        self.assertEqual(h.set_overtime(RIGHT, 1, T0), E.ERR_NOT_APPLICABLE)
+
+    def test_arbiter_lifts_a_flag_in_the_last_period(self):
+        g = started(byoyomi(0, 2, 10))
+        g.tick(T0 + 20_000)
+        self.assertEqual(g.state, E.FLAGGED)
+        self.assertEqual(g.set_time(RIGHT, 10_000, T0 + 30_000), E.OK)
+        self.assertEqual((g.state, g.ot_left[RIGHT]), (E.PAUSED, 1))
+        g.resume(T0 + 40_000)
+        g.press(RIGHT, T0 + 45_000)
+        self.assertEqual(g.main[RIGHT], 10_000)
+
+    def test_g4_does_not_apply(self):
+        g = started(byoyomi(100, 5, 30))
+        g.pause(T0 + 50_000)
+        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+
+
+class Canadian(unittest.TestCase):
+    """Main time, then blocks of M moves in T: M moves within the block start a new full
+    block, unused time is not carried; the flag falls when a block's time runs out first."""
+
+    def test_block_completed_starts_a_new_full_block(self):
+        g = started(canadian(60, 3, 20))
+        self.assertEqual(g.ot_left[RIGHT], 3)
+        g.press(RIGHT, T0 + 10_000)  # a move in main time does not count for the block
+        self.assertEqual(g.ot_left[RIGHT], 3)
+        g.press(LEFT, T0 + 11_000)
+        self.assertEqual(g.tick(T0 + 61_000), E.EV_PERIOD)  # main time over: first block
+        self.assertEqual(g.remaining(RIGHT, T0 + 61_000), 20_000)
+        # The move that was running counts as the block's first.
+        self.assertEqual(g.press(RIGHT, T0 + 63_000), E.EV_MOVE)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (18_000, 2))
+        g.press(LEFT, T0 + 64_000)
+        g.press(RIGHT, T0 + 68_000)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (14_000, 1))
+        g.press(LEFT, T0 + 69_000)
+        self.assertEqual(g.press(RIGHT, T0 + 70_000), E.EV_MOVE | E.EV_PERIOD)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (20_000, 3))  # 13 s not carried
+        self.assertEqual(
+            [e[3:] for e in g.log_entries() if e[0] == RIGHT],
+            [(50_000, 0), (18_000, 2), (14_000, 1), (20_000, 3)],
+        )
+
+    def test_block_failed_flag_with_moves_missing(self):
+        g = started(canadian(0, 3, 20))
+        g.press(RIGHT, T0 + 5_000)
+        g.press(LEFT, T0 + 6_000)
+        self.assertEqual(g.deadline(), T0 + 21_000)
+        self.assertEqual(g.tick(T0 + 30_000), E.EV_FLAG)
+        self.assertEqual(g.flag_at[RIGHT], T0 + 21_000)
+        self.assertEqual(g.ot_left[RIGHT], 2)  # two moves were still to make
+        self.assertEqual(g.remaining(RIGHT, T0 + 30_000), 0)
+
+    def test_pause_inside_a_block(self):
+        g = started(canadian(0, 2, 60))
+        g.press(RIGHT, T0 + 10_000)
+        g.press(LEFT, T0 + 11_000)
+        g.pause(T0 + 21_000)
+        self.assertEqual(g.remaining(RIGHT, T0 + 99_000), 40_000)
+        g.resume(T0 + 100_000)
+        self.assertEqual(g.deadline(), T0 + 140_000)
+        self.assertEqual(g.press(RIGHT, T0 + 139_999), E.EV_MOVE | E.EV_PERIOD)
+        self.assertEqual(g.main[RIGHT], 60_000)
+
+    def test_arbiter_corrects_moves_to_make_in_the_block(self):
+        g = started(canadian(0, 25, 600))
+        g.press(RIGHT, T0 + 10_000)
+        g.press(LEFT, T0 + 11_000)
+        g.pause(T0 + 12_000)
+        self.assertEqual(g.set_overtime(RIGHT, 26, T0), E.ERR_RANGE)
+        self.assertEqual(g.set_overtime(RIGHT, 1, T0), E.OK)
+        g.resume(T0 + 13_000)
+        self.assertEqual(g.press(RIGHT, T0 + 14_000), E.EV_MOVE | E.EV_PERIOD)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (600_000, 25))
+
+    def test_freeze_off_no_new_block_after_the_flag(self):
+        g = started(canadian(0, 1, 10), freeze=False)
+        g.tick(T0 + 10_000)
+        self.assertEqual(g.press(RIGHT, T0 + 12_000), E.EV_MOVE)
+        self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (0, 1))
+
+
+class OvertimeControls(unittest.TestCase):
+    def test_validation(self):
+        for mode, periods, overtime in (
+            (MODE_BYOYOMI, [[60, 0, 0, 0]], None),  # no overtime
+            (MODE_BYOYOMI, [[60, 0, 0, 0]], [0, 30]),  # no periods
+            (MODE_BYOYOMI, [[60, 0, 0, 0]], [100, 30]),
+            (MODE_BYOYOMI, [[60, 0, 0, 0]], [5, 0]),
+            (MODE_BYOYOMI, [[60, 0, 3, 5]], [5, 30]),  # a delay
+            (MODE_BYOYOMI, [[0, 0, 1, 5]], [5, 30]),  # an increment without main time
+            (MODE_BYOYOMI, [[60, 40, 0, 0], [60, 0, 0, 0]], [5, 30]),  # two main periods
+            (MODE_CANADIAN, [[60, 0, 1, 5]], [25, 600]),  # Canadian with increment
+            (MODE_CANADIAN, [[60, 0, 0, 0]], [201, 600]),
+            (0, [[60, 0, 0, 0]], [5, 30]),  # overtime in a countdown
+        ):
+            with self.assertRaises(TimeControlError):
+                from_seconds(mode, periods, overtime=overtime)
+
+    def test_describe(self):
+        self.assertEqual(
+            byoyomi(3600, 5, 30, 5).describe(), "60 min, increment 5 s; then byo-yomi 5 x 30 s"
+        )
+        self.assertEqual(
+            canadian(3600, 25, 600).describe(), "60 min; then Canadian 25 moves in 10 min"
+        )
+
+    def test_presets(self):
+        names = [presets.name(i) for i in range(presets.COUNT)]
+        by = presets.control(names.index("Byo-yomi 60 min + 5 x 30 s"))
+        self.assertEqual((by.mode, by.ot_count, by.ot_ms), (MODE_BYOYOMI, 5, 30_000))
+        ca = presets.control(names.index("Canadian 60 min + 25/10 min"))
+        self.assertEqual((ca.mode, ca.ot_count, ca.ot_ms), (MODE_CANADIAN, 25, 600_000))
+        self.assertEqual(ca.periods[0][0], 3_600_000)
 
 
 class LongGames(unittest.TestCase):
@@ -419,9 +738,48 @@ class Snapshot(unittest.TestCase):
 
     def test_corrupt_snapshots_are_refused(self):
         h = E.Game(single(60))
-        for bad in (None, [], [1] * 23, [2] + [0] * 23, [1, 9] + [0] * 22, [1, 2, 0] + ["x"] * 21):
+        for bad in (
+            None,
+            [],
+            [1] * 23,
+            [3] + [0] * 25,
+            [2] + [0] * 23,  # version 2 needs 26 ints
+            [1, 9] + [0] * 22,
+            [1, 2, 0] + ["x"] * 21,
+            [2, 2, 0] + [0] * 21 + [1, 1],  # overtime counters without overtime
+        ):
             self.assertEqual(h.restore(bad), E.ERR_RANGE)
         self.assertEqual(h.state, E.READY)
+
+    def test_version_1_snapshot_of_a_chess_game_is_restored(self):
+        g = started(presets.control(0))
+        play(g, [5_000, 6_000], T0)
+        g.pause(T0 + 20_000)
+        v1 = g.snapshot()[:24]
+        v1[0] = 1
+        h = E.Game(presets.control(0))
+        self.assertEqual(h.restore(v1), E.OK)
+        self.assertEqual(h.snapshot(), g.snapshot())
+
+    def test_overtime_round_trip_and_v1_refused(self):
+        g = started(byoyomi(60, 5, 30))
+        g.tick(T0 + 125_000)  # in the 3rd period, 5 s used
+        g.pause(T0 + 125_000)
+        snap = g.snapshot()
+        self.assertEqual((snap[0], len(snap), snap[24:]), (E.SNAPSHOT_VERSION, 26, [5, 3]))
+        h = E.Game(byoyomi(60, 5, 30))
+        self.assertEqual(h.restore(snap), E.OK)
+        self.assertEqual((h.ot_left[RIGHT], h.remaining(RIGHT, 0)), (3, 25_000))
+        h.resume(1_000)
+        self.assertEqual(h.tick(25_999), 0)
+        self.assertEqual(h.tick(26_000), E.EV_PERIOD)
+        self.assertEqual(h.ot_left[RIGHT], 2)
+        v1 = snap[:24]
+        v1[0] = 1
+        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(v1), E.ERR_RANGE)
+        bad = list(snap)
+        bad[25] = 6  # more periods than the control has
+        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(bad), E.ERR_RANGE)
 
 
 class Presets(unittest.TestCase):

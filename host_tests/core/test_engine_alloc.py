@@ -8,6 +8,7 @@ import engine as E
 import micropython
 import presets
 from monoclock import MonoClock
+from timecontrol import BONUS_FISCHER, MODE_BYOYOMI, MODE_CANADIAN, from_seconds
 
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -15,7 +16,10 @@ ON_MICROPYTHON = sys.implementation.name == "micropython"
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
 class NoAllocation(unittest.TestCase):
     def check_preset(self, index, **opts):
-        g = E.Game(presets.control(index), **opts)
+        self.check_control(presets.control(index), 200, **opts)
+
+    def check_control(self, control, n, step_ms=1_234, **opts):
+        g = E.Game(control, **opts)
         t = 1_000
         g.press(0, t)
         for _ in range(4):  # warm up
@@ -24,7 +28,8 @@ class NoAllocation(unittest.TestCase):
         clock = MonoClock(1 << 29)
         stamp = 1 << 29
         total = 0
-        n = 200
+        events = 0
+        count = n
         micropython.heap_lock()  # nothing below may allocate: not even a range() object
         try:
             while n:
@@ -36,13 +41,32 @@ class NoAllocation(unittest.TestCase):
                 total ^= g.tick(t + now % 3)
                 total ^= g.remaining(0, t) ^ g.remaining(1, t) ^ g.deadline()
                 total ^= g.delay_left(g.running, t)
-                t += 1_234
-                total ^= g.press(g.running, t)
+                total ^= g.ot_left[g.running] ^ g.in_overtime(g.running)
+                t += step_ms
+                ev = g.press(g.running, t)
+                events |= ev
+                total ^= ev
                 total ^= g.press(1 - g.running, t)  # ignored press
         finally:
             micropython.heap_unlock()
         self.assertTrue(total != 0)
-        self.assertEqual(g.log_count, 204)
+        self.assertEqual(g.log_count, count + 4)
+        return g, events
+
+    def test_byoyomi_periods_kept_and_used_up(self):
+        # 2 s main, then 99 periods of 1 s; 1.234 s moves: each move uses one period up.
+        control = from_seconds(MODE_BYOYOMI, [[2, 0, BONUS_FISCHER, 1]], overtime=[99, 1])
+        g, events = self.check_control(control, 150)
+        self.assertTrue(events & E.EV_PERIOD)
+        self.assertTrue(g.in_overtime(0) and g.in_overtime(1))
+        self.assertEqual(g.state, E.RUNNING)
+
+    def test_canadian_blocks(self):
+        # 2 s main, then blocks of 3 moves in 4 s: a new block every 3 moves.
+        control = from_seconds(MODE_CANADIAN, [[2, 0, 0, 0]], overtime=[3, 4])
+        g, events = self.check_control(control, 200)
+        self.assertTrue(events & E.EV_PERIOD)
+        self.assertEqual(g.state, E.RUNNING)
 
     def test_fischer(self):
         self.check_preset(0)
@@ -61,6 +85,48 @@ class NoAllocation(unittest.TestCase):
 
     def test_no_bonus_three_periods(self):
         self.check_preset(13)
+
+
+@unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
+class OvertimeFrames(unittest.TestCase):
+    """The game screen of a byo-yomi / Canadian game in overtime (counters alternating with
+    the times, periods used up, blocks renewed) renders without allocating."""
+
+    def check(self, control, press_every):
+        import settings
+        import ui
+
+        u = ui.Ui(settings.defaults())
+        g = u.game
+        u.new_game(control)
+        now = 1_000
+        g.press(0, now)  # no main time: both sides in overtime from the first move
+        texts = 0
+        n = 600
+        micropython.heap_lock()
+        try:
+            while n:
+                n -= 1
+                now += 97
+                g.tick(now)
+                u.render(now)
+                texts += u.text[0][0] + u.text[1][0] + u.colon[0]
+                if n % press_every == 0:
+                    g.press(g.running, now)
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(texts != 0)
+        self.assertEqual(g.state, E.RUNNING)
+        return g
+
+    def test_byoyomi(self):
+        # 14.5 s moves in 12 s periods: each move uses a period up
+        g = self.check(from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[9, 12]), 150)
+        self.assertTrue(g.ot_left[0] < 9 and g.ot_left[1] < 9)
+
+    def test_canadian(self):
+        g = self.check(from_seconds(MODE_CANADIAN, [[0, 0, 0, 0]], overtime=[2, 30]), 37)
+        self.assertTrue(g.moves[0] + g.moves[1] >= 15)  # blocks of 2 moves renewed
 
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")

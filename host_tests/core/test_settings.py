@@ -25,8 +25,11 @@ def good():
     }
 
 
-def custom(mode, periods):
-    return {"custom": {"mode": mode, "periods": periods}}
+def custom(mode, periods, overtime=None):
+    c = {"mode": mode, "periods": periods}
+    if overtime is not None:
+        c["overtime"] = overtime
+    return {"custom": c}
 
 
 class TestDefaults(unittest.TestCase):
@@ -273,7 +276,7 @@ class TestCustomControl(unittest.TestCase):
         ):
             with self.subTest(cu=cu):
                 self.check_bad({"custom": cu}, TYPE)
-        self.check_bad(custom(3, [[60, 0, 0, 0]]), RANGE)
+        self.check_bad(custom(5, [[60, 0, 0, 0]]), RANGE)
         self.check_bad(custom(-1, [[60, 0, 0, 0]]), RANGE)
 
     def test_rules_shared_with_timecontrol(self):
@@ -281,6 +284,58 @@ class TestCustomControl(unittest.TestCase):
         self.check_bad(custom(0, [[0, 0, 1, 5]]), RANGE)  # increment does not start a clock
         self.check_bad(custom(1, [[60, 0, 1, 5]]), RANGE)  # hourglass with a bonus
         self.check_bad(custom(2, [[60, 10, 0, 0], [60, 0, 0, 0]]), RANGE)  # upcount periods
+
+
+class TestOvertimeControl(TestCustomControl):
+    """Byo-yomi (mode 3) and Canadian (mode 4) customs: one main period and "overtime"."""
+
+    def test_valid_overtime_customs(self):
+        cases = (
+            custom(3, [[3600, 0, 0, 0]], [5, 30]),
+            custom(3, [[0, 0, 0, 0]], [1, 1]),  # pure byo-yomi
+            custom(3, [[600, 0, 1, 5]], [3, 3600]),  # an increment in main time
+            custom(3, [[600, 0, 1, 0]], [99, 60]),
+            custom(4, [[3600, 0, 0, 0]], [25, 600]),
+            custom(4, [[0, 0, 0, 0]], [200, 36000]),
+        )
+        for c in cases:
+            with self.subTest(c=c):
+                raw = good()
+                raw["control"] = c
+                s, problems = validate(raw, N)
+                self.assertEqual(problems, {})
+                self.assertEqual(s["control"], c)
+
+    def test_overtime_tuple_becomes_a_list(self):
+        c = check_control(
+            {"custom": {"mode": 3, "periods": [[60, 0, 0, 0]], "overtime": (5, 30)}}, N
+        )
+        self.assertEqual(c, custom(3, [[60, 0, 0, 0]], [5, 30]))
+        self.assertTrue(type(c["custom"]["overtime"]) is list)
+
+    def test_bad_overtime(self):
+        for c, code in (
+            (custom(3, [[60, 0, 0, 0]]), TYPE),  # no overtime
+            (custom(3, [[60, 0, 0, 0]], 5), TYPE),
+            (custom(3, [[60, 0, 0, 0]], [5]), TYPE),
+            (custom(3, [[60, 0, 0, 0]], [5, 30.0]), TYPE),
+            (custom(3, [[60, 0, 0, 0]], [True, 30]), TYPE),
+            (custom(3, [[60, 0, 0, 0]], [0, 30]), RANGE),
+            (custom(3, [[60, 0, 0, 0]], [100, 30]), RANGE),
+            (custom(3, [[60, 0, 0, 0]], [5, 0]), RANGE),
+            (custom(3, [[60, 0, 0, 0]], [5, 3601]), RANGE),
+            (custom(3, [[60, 0, 2, 5]], [5, 30]), RANGE),  # Bronstein
+            (custom(3, [[60, 0, 3, 5]], [5, 30]), RANGE),  # delay
+            (custom(3, [[0, 0, 1, 5]], [5, 30]), RANGE),  # increment without main time
+            (custom(3, [[60, 40, 0, 0], [60, 0, 0, 0]], [5, 30]), RANGE),
+            (custom(4, [[60, 0, 1, 5]], [25, 600]), RANGE),
+            (custom(4, [[60, 0, 0, 0]], [201, 600]), RANGE),
+            (custom(4, [[60, 0, 0, 0]], [25, 36001]), RANGE),
+            (custom(0, [[60, 0, 0, 0]], [25, 600]), RANGE),  # overtime in a countdown
+            (custom(1, [[60, 0, 0, 0]], [25, 600]), RANGE),
+        ):
+            with self.subTest(c=c):
+                self.check_bad(c, code)
 
 
 class TestGameState(unittest.TestCase):
