@@ -634,7 +634,14 @@ class Game:
             self.result,
             self.reason,
         ]
-        for arr in (
+        for arr in self._saved_pairs():
+            snap.append(arr[0])
+            snap.append(arr[1])
+        return snap
+
+    def _saved_pairs(self):
+        """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
+        return (
             self.main,
             self.moves,
             self.period,
@@ -642,10 +649,7 @@ class Game:
             self.markers,
             self.marker_moves,
             self.ot_left,
-        ):
-            snap.append(arr[0])
-            snap.append(arr[1])
-        return snap
+        )
 
     def restore(self, snap):
         """Load a snapshot() into this game (same control). Returns OK or ERR_RANGE, in which
@@ -686,17 +690,7 @@ class Game:
         self.override_bonus, self.override_ms = snap[7], snap[8]
         self.g4_applied = bool(snap[9])
         self.result, self.reason = snap[10], snap[11]
-        for i, arr in enumerate(
-            (
-                self.main,
-                self.moves,
-                self.period,
-                self.flagged,
-                self.markers,
-                self.marker_moves,
-                self.ot_left,
-            )
-        ):
+        for i, arr in enumerate(self._saved_pairs()):
             arr[0] = pairs[2 * i]
             arr[1] = pairs[2 * i + 1]
         return OK

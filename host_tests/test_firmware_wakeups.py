@@ -16,6 +16,7 @@ import engine as E
 import machine
 import pytest
 import segments
+import settings as settings_mod
 from test_firmware_e2e import (
     BATTERY_ADC,
     BLITZ_5_0,
@@ -281,17 +282,9 @@ def test_byoyomi_counter_alternation_on_time(tmp_path):
     """The overtime counter of the side waiting (in byo-yomi) alternates with its time every
     2 s of the running side's time, even while that side shows h:mm (one change a minute):
     the loop must wake for the alternation itself."""
-    settings = {
-        "sound": True,
-        "freeze": True,
-        "inc_before": False,
-        "transition": 0,
-        "rules": 0,
-        "brightness": 4,
-        "low_time_s": 10,
-        "control": {"custom": {"mode": 3, "periods": [[7200, 0, 0, 0]], "overtime": [5, 30]}},
-    }
-    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    s = settings_mod.defaults()
+    s["control"] = {"custom": {"mode": 3, "periods": [[7200, 0, 0, 0]], "overtime": [5, 30]}}
+    (tmp_path / "settings.json").write_text(json.dumps(s))
     clock = power_on(tmp_path)
     clock.press("left")  # Black starts White's (right) clock
     clock.press("right")  # White moves at once: the left clock runs its 2 h

@@ -17,12 +17,12 @@ figures.
 """
 
 import time
-from array import array
 
 import buttons as buttons_mod
 import buzzer as buzzer_mod
 import levers as levers_mod
 import tm1637 as tm1637_mod
+from doorbell import Doorbell
 from micropython import const
 
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks wrap at 2**30
@@ -119,27 +119,17 @@ class FakeBus:
         return len(buf)
 
 
-class BenchBell:
-    """doorbell.py's interface on the bench clock. One scheduled lever press at a time:
-    `press_at(total_us, pin)`; `wait(ms)` fires it if it comes before the timeout."""
+class BenchBell(Doorbell):
+    """doorbell.py's Doorbell with the bench clock for its sleep. One scheduled lever press
+    at a time: `press_at(total_us, pin)`; `wait(ms)` fires it if it comes before the
+    timeout."""
 
     def __init__(self, clock):
+        super().__init__()
         self.clock = clock
-        self.rung = array("i", (0,))
-        self.seen = 0
         self.waits = 0
         self.press_us = -1  # total_us of the scheduled press, -1 = none
         self.press_pin = None
-
-    def ring(self, _pin=None):
-        self.rung[0] += 1
-
-    def take(self):
-        n = self.rung[0]
-        if n == self.seen:
-            return False
-        self.seen = n
-        return True
 
     def press_at(self, total_us, pin):
         self.press_us = total_us
