@@ -16,7 +16,12 @@ Each model of filesystem is swept: FAT-like (bytes reach the medium one by one) 
 littlefs-like (a file changes at close), each with and without rename over a file.
 """
 
+import csv
+import io
 import json
+import re
+import sys
+from pathlib import Path
 
 import app as app_mod
 import board as board_mod
@@ -28,6 +33,9 @@ import settings
 import ui as U
 
 from harness.fakefs import FS_MODELS, PowerLoss, cut_points, new_fs
+from harness.firmware import SimulatedClock
+
+ROOT = Path(__file__).resolve().parent.parent
 
 IDENT = 0x1234567  # the identity new games get here (archive.new_ident is patched)
 MOVE_MS = 1_000
@@ -501,3 +509,72 @@ def test_games_have_different_identities(monkeypatch):
         Play(boot(fs)).moves(2).pause().dead_position().key(U.SET)
     ids = [json.loads(d)["id"] for p, d in sorted(fs.files.items()) if p.startswith("/games/")]
     assert len(ids) == 3 and len(set(ids)) == 3 and all(0 < i < 2**30 for i in ids)
+
+
+# ------------------------------------------------------------------ end to end
+def test_a_game_resumed_after_a_power_cut_exports_every_move(tmp_path):
+    """On the simulated board (main.py, real pins, virtual time): 12 moves, pause, power
+    cut, resume, 10 more moves, the arbiter rules a draw; `make export` on the flash's
+    games/ gives a PGN with all 22 half-moves and their clock times."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import export_games
+
+    def power_on():
+        machine.set_adc_volts(3, 4.2 / 3)  # fresh batteries: no "bAt Lo"
+        clock.run_ms(500)
+
+    def moves(n):
+        for i in range(n):
+            clock.run_ms(2_000 + 150 * i)
+            clock.press("right" if game().running == 1 else "left")
+
+    def game():
+        return clock.app.ui.game
+
+    clock = SimulatedClock(tmp_path)
+    power_on()
+    clock.press("left")  # Black starts White's clock (preset 0, FIDE 90/40+30)
+    moves(12)
+    clock.press("play")
+    before = game().log_entries()
+    assert len(before) == 12 and (tmp_path / "game.json").exists()
+    clock.power_cycle()  # the power goes while paused
+    power_on()
+    assert clock.displays() == (("rE5 ", False), (" yE5", False))
+    clock.press("play")  # resume? yes
+    clock.press("play")  # the clock runs on
+    moves(10)
+    clock.press("play")
+    clock.press("set", 2_300)  # arbiter menu
+    for _ in range(U.A_DEAD):
+        clock.press("set")
+    assert clock.display(0)[0] == "dEAd"
+    clock.press("play")  # dead position: a draw, recorded
+    log = game().log_entries()
+    assert len(log) == 22 and log[:12] == before
+    assert sorted(p.name for p in tmp_path.rglob("*.json*")) == ["g000.json"]  # no game.json
+
+    out = tmp_path / "export"
+    assert export_games.main(["--from-dir", str(tmp_path / "games"), "--out", str(out)]) == 0
+    pgn = (out / "g000.pgn").read_text()
+    clocks = re.findall(r"\[%clk (\d+:\d\d:\d\d)\]", pgn)
+    assert clocks == [export_games.clock_text(e[3]) for e in log]
+    assert len(clocks) == 22 and len(set(clocks)) > 11  # the times differ move by move
+    assert '[Result "1/2-1/2"]' in pgn
+    rows = list(csv.DictReader(io.StringIO((out / "g000.csv").read_text())))
+    assert [(int(r["used_ms"]), int(r["left_ms"])) for r in rows] == [(e[2], e[3]) for e in log]
+
+
+def test_the_settings_message_then_the_offer_on_the_displays(tmp_path):
+    clock = SimulatedClock(tmp_path)
+    machine.set_adc_volts(3, 4.2 / 3)
+    clock.run_ms(500)
+    clock.press("left")
+    clock.run_ms(3_000)
+    clock.press("play")  # paused: saved
+    (tmp_path / "settings.json").write_bytes(b'{"sound": tr\x9c')  # and the settings broke
+    clock.power_cycle()
+    clock.run_ms(500)
+    assert [t for t, _colon in clock.displays()] == ["5Et ", "dEF "]
+    clock.run_ms(2_000)
+    assert [t for t, _colon in clock.displays()] == ["rE5 ", " yE5"]
