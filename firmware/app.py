@@ -10,6 +10,9 @@ erase stalls the RP2040 for tens of ms): the UI only asks while the clock is sto
 Errors: an exception in a step is logged to /errors.log and the loop goes on (the displays
 keep the last times); the watchdog resets a hung loop, and the game saved at the last pause
 is offered again at power-up.
+
+Files: the game state and its record go through archive.py (exactly once across power cuts;
+its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
 """
 
 import gc

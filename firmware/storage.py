@@ -16,7 +16,10 @@ Reading: read_json() prefers a PATH.tmp that parses as a JSON object. Such a fil
 exists when a save was cut between close and rename, so it is newer than PATH; a write cut
 short never parses, because every proper prefix of a JSON object text is invalid. The
 recovered file is renamed into place. read_text() cannot tell a cut tmp from a whole one, so
-it uses PATH.tmp only when PATH is missing.
+it uses PATH.tmp only when PATH is missing. read_json(..., stream=True) parses straight from
+the file (json.load), so a file bigger than READ_LIMIT (game.json with its move log) is never
+held as one string; peek() reads a few bytes of a file (gamelog checks a record's head and
+tail with it).
 
 Nothing here raises on a bad or missing file; write_atomic() raises OSError on a failed
 write (after removing its partial tmp) so callers can report it.
