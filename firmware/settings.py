@@ -30,7 +30,8 @@ Game.restore_log()). Files from before the log (no "id", "n", "log") load with 0
 The file is written in small chunks and parsed straight from flash (storage.read_json with
 stream=True), never held as one string: at most about 17 KB for a 600-half-move log
 (GAME_READ_LIMIT bounds it), about 11 KB for a typical one; parsing it at power-up
-builds one list of up to 1800 small ints (about 8 KB, freed once the game is restored).
+allocates about 10 KB for 600 half-moves (measured under MicroPython 1.27: one list of
+1800 small ints and the state), freed once the game is resumed or declined.
 """
 
 import json

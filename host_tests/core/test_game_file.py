@@ -46,6 +46,9 @@ class GameFile(unittest.TestCase):
     def tearDown(self):
         _remove_tree(self.root)
 
+    def test_the_saved_log_holds_what_the_ring_holds(self):
+        self.assertEqual(settings.LOG_ROWS, E.LOG_CAPACITY)
+
     def test_a_long_game_comes_back_with_its_whole_log(self):
         g = played(E.LOG_CAPACITY + 11)
         self.assertTrue(archive.save(self.root, g, {"preset": 5}))
