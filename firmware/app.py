@@ -29,12 +29,16 @@ a change is written 0-2 ms plus the work after its exact instant, never before.
 Errors: an exception in a wakeup is logged to /errors.log and the loop goes on (the displays
 keep the last times; the next wakeup polls everything); the watchdog resets a hung loop, and
 the game saved at the last pause is offered again at power-up.
+
+Files: the game state and its record go through archive.py (exactly once across power cuts;
+its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
 """
 
 import gc
 import os
 import time
 
+import archive
 import buzzer as buzzer_mod
 import engine as E
 import gamelog
@@ -77,15 +81,8 @@ class App:
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
-        if status == settings_mod.DEFAULTS_CORRUPT:
-            self.ui.show_message(b"SEt ", b"dEF ", 0)  # unreadable settings: defaults
-        elif status == settings_mod.FIXED_INVALID:
-            self.ui.show_message(b"SEt ", b"FIX ", 0)  # some values were out of range
-        saved = settings_mod.load_game(root, fs, presets.COUNT)
-        if saved is not None:
-            s["control"] = saved["control"]
-            self.ui.new_game()
-            self.ui.offer_resume(saved["snap"])
+        self._resume = None  # the saved state offered at power-up, until answered
+        self.boot_files(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
 
@@ -240,6 +237,45 @@ class App:
             pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
             b.buzzer.play(pattern, now)
 
+    # ------------------------------------------------------ files
+    def boot_files(self, status):
+        """Power-up: settle what a power cut left on the flash (archive.py's table), then
+        say what happened: the settings message first (shown 2 s, or until a key), then the
+        resume offer or the recorded result."""
+        ui = self.ui
+        gamelog.repair(self.root, self.fs)  # games/*.tmp: renamed into place or removed
+        saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
+        found = archive.NONE
+        if saved is not None:
+            ui.settings["control"] = saved["control"]
+            ui.new_game()
+            found = archive.settle(self.root, ui.game, saved, self.fs)
+            if found == archive.OFFER:
+                ui.new_game()
+                ui.offer_resume(saved["snap"])
+                self._resume = saved
+            elif found == archive.NONE:
+                ui.new_game()
+        then = ui.screen  # the offer or the game screen comes after the message
+        if status == settings_mod.DEFAULTS_CORRUPT:
+            ui.show_message(b"SEt ", b"dEF ", 0, then)  # unreadable settings: defaults
+        elif status == settings_mod.FIXED_INVALID:
+            ui.show_message(b"SEt ", b"FIX ", 0, then)  # some values were out of range
+        elif found == archive.RESULT_UNSAVED:
+            ui.show_message(b"LOG ", b"Err ", 0, then)  # the next power-up tries again
+        gc.collect()
+
+    def _resumed(self, now):
+        """The offered game was restored (ui): give it back its identity and move log."""
+        saved = self._resume
+        self._resume = None
+        if saved is None:
+            return
+        g = self.ui.game
+        g.ident = saved["id"]
+        if g.restore_log(saved["n"], saved["log"]) != E.OK:
+            self.ui.show_message(b"LOG ", b"Err ", now)  # times kept, earlier moves lost
+
     # ------------------------------------------------------ requests
     def handle(self, req, now):
         ui = self.ui
@@ -248,14 +284,17 @@ class App:
             self.board.buzzer.play(buzzer_mod.ERROR, now)
         if req & ui_mod.REQ_APPLY_SETTINGS:
             self.apply_settings()
+        if req & ui_mod.REQ_RESUMED:
+            self._resumed(now)
         if g.state == E.RUNNING:
             return  # never write flash while a clock runs
         if req & ui_mod.REQ_SAVE_SETTINGS:
             if not settings_mod.save(self.root, ui.settings, self.fs):
                 ui.show_message(b"SAVE", b"Err ", now)
         if req & ui_mod.REQ_LOG_GAME:
-            self.log_game()
-        if req & ui_mod.REQ_CLEAR_GAME:
+            self.log_game(now)  # clears the saved game too (archive.record)
+        elif req & ui_mod.REQ_CLEAR_GAME:
+            self._resume = None
             settings_mod.clear_game(self.root, self.fs)
         if req & ui_mod.REQ_SAVE_GAME:
             self.save_game(now)
@@ -268,38 +307,13 @@ class App:
             d.set_brightness(s["brightness"])
 
     def save_game(self, now):
+        """Save the stopped game (paused or flagged) with its move log for a resume."""
         g = self.ui.game
         if g.state in (E.PAUSED, E.FLAGGED):
-            obj = {
-                "v": 1,
-                "control": self.ui.settings["control"],
-                "snap": g.snapshot(),
-                "opts": [int(g.freeze), int(g.inc_before), g.transition],
-            }
-            if not settings_mod.save_game(self.root, obj, self.fs):
+            if not archive.save(self.root, g, self.ui.settings["control"], self.fs):
                 self.ui.show_message(b"SAVE", b"Err ", now)
 
-    def log_game(self):
-        g = self.ui.game
-        if g.result == E.RESULT_DRAW:
-            result = "1/2-1/2"
-        elif g.white < 0:
-            result = "*"
-        else:
-            left_won = g.result == E.RESULT_LEFT_WINS
-            result = "1-0" if left_won == (g.white == 0) else "0-1"
-        if g.reason == ui_mod.REASON_FLAG:
-            reason = "flag"
-        elif g.reason == ui_mod.REASON_DEAD:
-            reason = "dead position"
-        else:
-            reason = "arbiter"
-        gamelog.save_game_log(
-            self.root,
-            g.control.name,
-            g.white if g.white >= 0 else 0,
-            result,
-            reason,
-            [list(e) for e in g.log_entries()],
-            self.fs,
-        )
+    def log_game(self, now):
+        """The result is confirmed: record it exactly once (archive.record)."""
+        if not archive.record(self.root, self.ui.game, self.ui.settings["control"], self.fs):
+            self.ui.show_message(b"LOG ", b"Err ", now)

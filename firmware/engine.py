@@ -128,6 +128,7 @@ _SNAP_LEN_V1 = const(24)
 G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
 G4_BONUS_MS = const(5_000)
 G4_EXTRA_MS = const(120_000)
+_INT32 = const(0x7FFFFFFF)  # the log's "i" arrays hold 32-bit ints
 
 
 def _zeros(typecode):
@@ -202,6 +203,9 @@ class Game:
         self.result = RESULT_NONE
         self.reason = 0
         self.log_count = 0  # half-moves ever logged (the ring holds the last LOG_CAPACITY)
+        # Opaque number the shell gives this game (0 = none yet): the saved state and the
+        # archived record both carry it (archive.py). Not part of snapshot().
+        self.ident = 0
         self.last_event = 0  # instant of the last state change; earlier stamps are clamped
         self.arbiter_log = []
 
@@ -428,22 +432,66 @@ class Game:
         self.log_ot[i] = ot
         self.log_count += 1
 
+    def log_kept(self):
+        """How many half-moves the ring holds: min(log_count, LOG_CAPACITY)."""
+        n = self.log_count
+        return n if n < LOG_CAPACITY else LOG_CAPACITY
+
+    def log_rows(self, packed=False):
+        """Yield the kept half-moves, oldest first, as log_entries() gives them, or with
+        `packed` as stored: (side | move_no << 1 | ot << 16, used_ms, left_ms), the form
+        restore_log() takes back. A generator (one small tuple at a time): for saving and
+        export while the clock is stopped, never on the hot path."""
+        n = self.log_count
+        ot = self.control.ot_count
+        for k in range(n - self.log_kept(), n):
+            i = k % LOG_CAPACITY
+            p = self.log_move[i]
+            if packed:
+                yield (p | self.log_ot[i] << 16, self.log_used[i], self.log_left[i])
+            elif ot:
+                yield (p & 1, p >> 1, self.log_used[i], self.log_left[i], self.log_ot[i])
+            else:
+                yield (p & 1, p >> 1, self.log_used[i], self.log_left[i])
+
     def log_entries(self):
         """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms), and in
         byo-yomi and Canadian modes a fifth item `ot`: 0 when the move left the player in
         main time, else the byo-yomi periods left / the Canadian moves still to make in the
         block after it (left_ms is then the time of the period / left in the block).
         Allocates: for export, never on the hot path."""
-        n = self.log_count
-        first = n - LOG_CAPACITY if n > LOG_CAPACITY else 0
-        ot = self.control.ot_count
-        out = []
-        for k in range(first, n):
-            i = k % LOG_CAPACITY
-            packed = self.log_move[i]
-            row = (packed & 1, packed >> 1, self.log_used[i], self.log_left[i])
-            out.append(row + (self.log_ot[i],) if ot else row)
-        return out
+        return list(self.log_rows())
+
+    def restore_log(self, count, flat):
+        """Load a move log saved beside a snapshot; call it after restore(), which empties the
+        log. `count`: half-moves logged in the whole game (log_count); `flat`: the newest
+        min(count, LOG_CAPACITY) of them, oldest first, three ints each as log_rows(True)
+        yields them (packed = side | move_no << 1 | ot << 16 with move_no >= 1 and ot the
+        overtime counter of log_entries, 0 in other modes; used_ms >= 0; left_ms >= 0; each
+        below 2**31). Returns OK, or ERR_RANGE and nothing changed."""
+        if type(count) is not int or count < 0 or count > _INT32:
+            return ERR_RANGE
+        kept = count if count < LOG_CAPACITY else LOG_CAPACITY
+        try:
+            if len(flat) != 3 * kept:
+                return ERR_RANGE
+        except TypeError:
+            return ERR_RANGE
+        for j in range(3 * kept):
+            v = flat[j]
+            if type(v) is not int or not 0 <= v <= _INT32:
+                return ERR_RANGE
+            if j % 3 == 0 and not (2 <= v & 0xFFFF and v >> 16 <= 0xFF):
+                return ERR_RANGE  # move_no >= 1 in the ring's 16 bits; ot in log_ot's 8
+        first = count - kept
+        for j in range(kept):
+            i = (first + j) % LOG_CAPACITY
+            self.log_move[i] = flat[3 * j] & 0xFFFF
+            self.log_ot[i] = flat[3 * j] >> 16
+            self.log_used[i] = flat[3 * j + 1]
+            self.log_left[i] = flat[3 * j + 2]
+        self.log_count = count
+        return OK
 
     # ---------------------------------------------------- pause and arbiter
     def pause(self, at):

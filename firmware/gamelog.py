@@ -1,15 +1,20 @@
 """Owns the move logs of the last games: ROOT/games/gNNN.json, NNN counting 000..999 and
 wrapping, only the newest KEEP_GAMES kept.
 
-File format (tools read it; do not change):
-  {"version": 1, "control": "<preset name or 'custom'>", "white": 0|1 (side that played
+File format (tools read it; only add keys, never change one):
+  {"version": 1, "id": <the game's identity (archive.py), 0 = none>,
+   "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
    "moves": [[side, move_no, used_ms, left_ms], ...]}
 In byo-yomi and Canadian games each row has a fifth item, `ot` (engine.Game.log_entries):
 0 when the move left the player in main time, else the byo-yomi periods left / the
 Canadian moves still to make in the block after it (additive: chess rows stay as they are).
-The file is streamed row by row into gNNN.json.tmp and renamed into place
-(storage.write_atomic), so a long game never needs one big string in RAM.
+"id" is always the second key, so find_game() reads only a file's first bytes. The file is
+streamed row by row into gNNN.json.tmp and renamed into place (storage.write_atomic), so a
+long game never needs one big string in RAM. A whole file ends with "\n]}\n" and holds that
+sequence nowhere else (json.dumps escapes newlines inside strings); repair() tells a whole
+gNNN.json.tmp (left by a power cut before its rename: renamed into place) from a cut one
+(removed) by that tail alone, reading 4 bytes, not the file.
 
 No counter file: the numbers in use form one short run on the 1000-number circle, and the
 newest is the one just before the widest gap (so 998, 999, 000 orders 000 as newest).
@@ -27,7 +32,8 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 _SPAN = const(1000)  # file numbers 000..999
 _RETRIES = const(3)  # full flash: delete this many oldest logs at most, then give up
-_READ_LIMIT = const(65536)  # bytes; only used to rescue a log cut before its rename
+_END = b"\n]}\n"  # the last bytes of a whole file, and only there
+_HEAD = b'{"version": 1, '  # its first bytes
 
 
 def _number(name):
@@ -77,6 +83,15 @@ def list_games(root, fs=os):
     return [_name(n) for n in _newest_first(numbers)]
 
 
+def _whole(path, fs):
+    """True when `path` holds a whole game file as _chunks() writes it (see module doc)."""
+    n = storage.size(path, fs)
+    if n < len(_HEAD) + len(_END):
+        return False
+    head = storage.peek(path, 0, len(_HEAD), fs)
+    return head == _HEAD and storage.peek(path, n - len(_END), len(_END), fs) == _END
+
+
 def _tidy(folder, fs):
     """Rename a whole gNNN.json.tmp left by a power cut into place; drop cut ones."""
     try:
@@ -85,8 +100,38 @@ def _tidy(folder, fs):
         return
     for e in entries:
         if e.endswith(storage.TMP) and _number(e[: -len(storage.TMP)]) >= 0:
-            main = storage.join(folder, e[: -len(storage.TMP)])
-            storage.recover_json(main, fs, _READ_LIMIT)
+            tmp = storage.join(folder, e)
+            try:
+                if _whole(tmp, fs):
+                    storage.replace(tmp, tmp[: -len(storage.TMP)], fs)
+                else:
+                    fs.remove(tmp)
+            except OSError:
+                pass  # settled at the next power-up or save
+
+
+def repair(root, fs=os):
+    """At power-up: settle the gNNN.json.tmp files a power cut left in games/ (whole ones
+    renamed into place, cut ones removed), so list_games() and the export see every
+    record. Never raises."""
+    try:
+        _tidy(storage.join(root, GAMES_DIR), fs)
+    except Exception:
+        pass
+
+
+def find_game(root, ident, fs=os):
+    """The name ("gNNN.json") of the record whose "id" is `ident` (> 0), or None. Reads the
+    first bytes of each record only; call repair() first so no whole record hides in a
+    .tmp. Never raises."""
+    if type(ident) is not int or ident <= 0:
+        return None
+    want = ('{"version": 1, "id": %d,' % ident).encode()
+    folder = storage.join(root, GAMES_DIR)
+    for name in list_games(root, fs):
+        if storage.peek(storage.join(folder, name), 0, len(want), fs) == want:
+            return name
+    return None
 
 
 def _row(row):
@@ -105,13 +150,18 @@ def _row(row):
     return "[%d, %d, %d, %d]" % (side, move_no, used_ms, left_ms)
 
 
-def _chunks(control_name, white, result, reason, moves):
+def _chunks(ident, control_name, white, result, reason, moves):
     """The file's text in small pieces: the header, one row at a time, the end."""
-    yield '{"version": 1, "control": %s, "white": %d, "result": %s, "reason": %s, "moves": [' % (
-        json.dumps(control_name),
-        white,
-        json.dumps(result),
-        json.dumps(reason),
+    yield (
+        '{"version": 1, "id": %d, "control": %s, "white": %d, "result": %s, "reason": %s, '
+        % (
+            ident,
+            json.dumps(control_name),
+            white,
+            json.dumps(result),
+            json.dumps(reason),
+        )
+        + '"moves": ['
     )
     sep = "\n"
     for row in moves:
@@ -120,17 +170,20 @@ def _chunks(control_name, white, result, reason, moves):
     yield "\n]}\n"
 
 
-def save_game_log(root, control_name, white, result, reason, moves, fs=os):
+def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident=0):
     """Write the next game log; returns its file name ("gNNN.json") or None when nothing
     was written (bad arguments, a bad move row, or the flash failed). `moves` yields
     [side, move_no, used_ms, left_ms] rows, or with a fifth item `ot` >= 0 in overtime
-    games (ints; side 0/1, move_no and used_ms >= 0).
+    games (ints; side 0/1, move_no and used_ms >= 0). `ident` is the game's identity
+    (0..2**31-1), written as "id".
     After a success only the KEEP_GAMES newest logs remain. On a full flash the oldest logs
     are deleted to make room (at most 3 of them), if `moves` can be iterated again (a list
     or tuple, not a generator)."""
     if not isinstance(control_name, str) or not isinstance(reason, str):
         return None
     if type(white) is not int or white not in (0, 1) or result not in RESULTS:
+        return None
+    if type(ident) is not int or not 0 <= ident <= 0x7FFFFFFF:
         return None
     folder = storage.join(root, GAMES_DIR)
     try:
@@ -147,7 +200,8 @@ def save_game_log(root, control_name, white, result, reason, moves, fs=os):
     tries = 0
     while True:
         try:
-            storage.write_atomic(path, _chunks(control_name, white, result, reason, moves), fs)
+            chunks = _chunks(ident, control_name, white, result, reason, moves)
+            storage.write_atomic(path, chunks, fs)
             break
         except OSError as e:
             tries += 1

@@ -23,6 +23,21 @@ Byo-yomi and Canadian have one period (the main time, 0 allowed) and "overtime":
 time > 0); Canadian [moves per block 1..200, block_s 1..36000], no bonus. Settings files
 written before these modes existed stay valid as they are.
 Integers are JSON integers: true/false or 4.0 are not a brightness, 1 is not a bool.
+
+Resume state (/game.json; written by archive.py while the clocks are stopped):
+  {"v": 1, "id": <game identity, 0..2**31-1; 0 = none>, "control": <control as above>,
+   "snap": [<engine.Game.snapshot() ints>], "opts": [freeze, inc_before, transition],
+   "n": <half-moves logged in the whole game>,
+   "log": [packed, used_ms, left_ms, ...]}
+"log" holds the newest min(n, LOG_ROWS) half-moves, oldest first, three ints each in the
+engine ring's own form (packed = side | move_no << 1 | ot << 16, ot the overtime counter;
+Game.log_rows(True) / Game.restore_log()). Files from before the log (no "id", "n", "log")
+load with 0, 0, [].
+The file is written in small chunks and parsed straight from flash (storage.read_json with
+stream=True), never held as one string: at most about 17 KB for a 600-half-move log
+(GAME_READ_LIMIT bounds it), about 11 KB for a typical one; parsing it at power-up
+allocates about 10 KB for 600 half-moves (measured under MicroPython 1.27: one list of
+1800 small ints and the state), freed once the game is resumed or declined.
 """
 
 import json
@@ -62,6 +77,9 @@ _MAX_BYO_S = const(3600)
 
 _GAME_VERSION = const(1)
 _MAX_SNAP = const(64)  # ints in a game snapshot
+LOG_ROWS = const(600)  # half-moves kept in the saved log: engine.LOG_CAPACITY
+GAME_READ_LIMIT = const(24576)  # bytes: a 600-row log of 10-digit times is ~17 KB
+_ROWS_PER_CHUNK = const(8)  # log rows per write (a small string each)
 _MAX_OPTS = const(16)
 _INT32 = const(0x7FFFFFFF)  # snapshot ints must fit in 32 bits
 _ANY_PRESET = const(256)  # preset bound when the caller gives none
@@ -234,10 +252,8 @@ def _int_list(v, low, high):
     return list(v)
 
 
-def check_game(obj, n_presets=_ANY_PRESET):
-    """The resume state {"v": 1, "control": <control>, "snap": [1..64 ints],
-    "opts": [0..16 ints]} as a fresh normalized dict (other keys dropped), or None when
-    `obj` is anything else. Ints must fit in 32 bits. Never raises."""
+def _check_state(obj, n_presets):
+    """check_game() without the "log" key: the normalized dict, or None."""
     if not isinstance(obj, dict):
         return None
     v = obj.get("v")
@@ -246,9 +262,43 @@ def check_game(obj, n_presets=_ANY_PRESET):
     control = check_control(obj.get("control"), n_presets)
     snap = _int_list(obj.get("snap"), 1, _MAX_SNAP)
     opts = _int_list(obj.get("opts"), 0, _MAX_OPTS)
+    ident = obj.get("id", 0)
+    n = obj.get("n", 0)
     if control is None or snap is None or opts is None:
         return None
-    return {"v": _GAME_VERSION, "control": control, "snap": snap, "opts": opts}
+    if not _is_int(ident) or not _is_int(n) or not 0 <= ident <= _INT32 or not 0 <= n <= _INT32:
+        return None
+    return {
+        "v": _GAME_VERSION,
+        "id": ident,
+        "control": control,
+        "snap": snap,
+        "opts": opts,
+        "n": n,
+    }
+
+
+def _kept(n):
+    return n if n < LOG_ROWS else LOG_ROWS
+
+
+def check_game(obj, n_presets=_ANY_PRESET):
+    """The resume state (see the module doc) as a normalized dict with every key ("id", "n"
+    and "log" default to 0, 0, []; other keys dropped), or None when `obj` is anything
+    else: "snap" 1..64 ints, "opts" 0..16 ints, "log" exactly 3 * min(n, LOG_ROWS) ints, all
+    within 32 bits (the engine checks what they mean). Fresh lists, except "log": it is
+    passed on as it is (up to 1800 ints; a copy would double them in RAM). Never raises."""
+    game = _check_state(obj, n_presets)
+    if game is None:
+        return None
+    log = obj.get("log", [])
+    if not isinstance(log, (list, tuple)) or len(log) != 3 * _kept(game["n"]):
+        return None
+    for x in log:
+        if not _is_int(x) or not 0 <= x <= _INT32:
+            return None
+    game["log"] = log
+    return game
 
 
 def load(root, n_presets, fs=os):
@@ -277,24 +327,63 @@ def save(root, settings, fs=os):
     return True
 
 
-def save_game(root, obj, fs=os):
-    """Write the resume state atomically. False (and the previous file kept) when `obj`
-    fails check_game() or the write fails."""
-    game = check_game(obj)
+def _log_row(row):
+    if not isinstance(row, (list, tuple)) or len(row) != 3:
+        raise ValueError("log row")
+    for x in row:
+        if not _is_int(x) or not 0 <= x <= _INT32:
+            raise ValueError("log row")
+    return "%d,%d,%d" % (row[0], row[1], row[2])
+
+
+def _game_chunks(game, rows):
+    """The resume state's text in small pieces: the state, then the log rows a few at a
+    time. Raises ValueError when `rows` is not exactly min(n, LOG_ROWS) good rows, so the
+    write is abandoned (storage.write_atomic keeps the old file)."""
+    head = json.dumps(game)
+    yield head[:-1] + ', "log": ['  # json.dumps of a dict ends with its "}"
+    want = _kept(game["n"])
+    count = 0
+    part = []
+    for row in rows:
+        count += 1
+        if count > want:
+            raise ValueError("more log rows than n says")
+        part.append(_log_row(row))
+        if len(part) == _ROWS_PER_CHUNK:
+            yield ("," if count > _ROWS_PER_CHUNK else "") + ",".join(part)
+            part = []
+    if count != want:
+        raise ValueError("fewer log rows than n says")
+    if part:
+        yield ("," if count > len(part) else "") + ",".join(part)
+    yield "]}\n"
+
+
+def save_game(root, obj, fs=os, log=()):
+    """Write the resume state atomically: `obj` is the state of the module doc without
+    "log"; `log` yields its rows, (packed, used_ms, left_ms) each, min(obj["n"], LOG_ROWS)
+    of them (Game.log_rows(True)); it is streamed, never built as one string. False (and the
+    previous file kept) when the state fails validation, a row is bad or missing, or the
+    write fails."""
+    game = _check_state(obj, _ANY_PRESET)
     if game is None:
         return False
     try:
-        storage.write_atomic(storage.join(root, GAME_FILE), json.dumps(game), fs)
-    except (OSError, MemoryError):
+        storage.write_atomic(storage.join(root, GAME_FILE), _game_chunks(game, log), fs)
+    except (OSError, MemoryError, ValueError, TypeError):
         return False
     return True
 
 
 def load_game(root, fs=os, n_presets=_ANY_PRESET):
     """The saved resume state (see check_game), or None for no file, a corrupt file or
-    anything that does not validate. Never raises."""
+    anything that does not validate. The file is parsed straight from flash. Never
+    raises."""
     try:
-        raw, _st = storage.read_json(storage.join(root, GAME_FILE), fs)
+        raw, _st = storage.read_json(
+            storage.join(root, GAME_FILE), fs, GAME_READ_LIMIT, stream=True
+        )
     except Exception:
         return None
     return check_game(raw, n_presets)

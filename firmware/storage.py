@@ -16,7 +16,10 @@ Reading: read_json() prefers a PATH.tmp that parses as a JSON object. Such a fil
 exists when a save was cut between close and rename, so it is newer than PATH; a write cut
 short never parses, because every proper prefix of a JSON object text is invalid. The
 recovered file is renamed into place. read_text() cannot tell a cut tmp from a whole one, so
-it uses PATH.tmp only when PATH is missing.
+it uses PATH.tmp only when PATH is missing. read_json(..., stream=True) parses straight from
+the file (json.load), so a file bigger than READ_LIMIT (game.json with its move log) is never
+held as one string; peek() reads a few bytes of a file (gamelog checks a record's head and
+tail with it).
 
 Nothing here raises on a bad or missing file; write_atomic() raises OSError on a failed
 write (after removing its partial tmp) so callers can report it.
@@ -102,7 +105,9 @@ def _put(f, chunk):
         raise OSError(ENOSPC)  # a short write is a full flash
 
 
-def _replace(src, dst, fs):
+def replace(src, dst, fs=os):
+    """Rename `src` over `dst` (see the module doc for filesystems that refuse to). Raises
+    OSError when it fails."""
     try:
         fs.rename(src, dst)
     except OSError:
@@ -112,6 +117,24 @@ def _replace(src, dst, fs):
         # second rename, only `src` holds the data; the readers pick it up from there.
         _discard(dst, fs)
         fs.rename(src, dst)
+
+
+def peek(path, offset, n, fs=os):
+    """Up to `n` bytes of `path` from byte `offset` (b"" when it cannot be read): to look at
+    a file's head or tail without reading it whole."""
+    try:
+        f = _open(fs, path, "rb")
+    except OSError:
+        return b""
+    try:
+        if offset:
+            f.seek(offset)
+        data = f.read(n)
+        return data if isinstance(data, bytes) else b""
+    except (OSError, ValueError):
+        return b""
+    finally:
+        _close(f)
 
 
 def write_atomic(path, data, fs=os):
@@ -132,7 +155,7 @@ def write_atomic(path, data, fs=os):
         _close(f)
         _discard(tmp, fs)
         raise
-    _replace(tmp, path, fs)
+    replace(tmp, path, fs)
 
 
 def delete(path, fs=os):
@@ -148,8 +171,10 @@ def delete(path, fs=os):
     return ok
 
 
-def _load(path, fs, parse, limit):
-    """(value, OK) or (None, MISSING / CORRUPT); never raises for a bad file."""
+def _load(path, fs, parse, limit, stream=False):
+    """(value, OK) or (None, MISSING / CORRUPT); never raises for a bad file. With `stream`,
+    `parse` is handed the open file (json.load reads it bit by bit: no copy of the text in
+    RAM), otherwise the decoded text."""
     try:
         f = _open(fs, path, "rb")
     except OSError:
@@ -158,6 +183,11 @@ def _load(path, fs, parse, limit):
         n = size(path, fs)
         if n > limit:
             return None, CORRUPT
+        if stream:
+            try:
+                return parse(f), OK
+            except Exception:  # ValueError, MemoryError, OSError, RecursionError...
+                return None, CORRUPT
         text = f.read().decode()  # UnicodeError is a ValueError on both runtimes
     except (OSError, ValueError, MemoryError):
         return None, CORRUPT
@@ -178,14 +208,22 @@ def _json_object(text):
     return value
 
 
-def recover_json(path, fs=os, limit=READ_LIMIT):
+def _json_object_stream(f):
+    value = json.load(f)  # MicroPython parses from the stream until its end
+    if not isinstance(value, dict):
+        raise ValueError("not an object")
+    return value
+
+
+def recover_json(path, fs=os, limit=READ_LIMIT, stream=False):
     """Settle a leftover PATH.tmp: rename it over PATH when it is a whole JSON object
-    (returns it), otherwise remove it (returns None)."""
+    (returns it), otherwise remove it (returns None). `stream`: see read_json()."""
     tmp = path + TMP
-    value, st = _load(tmp, fs, _json_object, limit)
+    parse = _json_object_stream if stream else _json_object
+    value, st = _load(tmp, fs, parse, limit, stream)
     if st == OK:
         try:
-            _replace(tmp, path, fs)
+            replace(tmp, path, fs)
         except OSError:
             pass  # still readable from the tmp next time
         return value
@@ -194,13 +232,16 @@ def recover_json(path, fs=os, limit=READ_LIMIT):
     return None
 
 
-def read_json(path, fs=os, limit=READ_LIMIT):
+def read_json(path, fs=os, limit=READ_LIMIT, stream=False):
     """(dict, status) for a file holding one JSON object; (None, MISSING / CORRUPT)
-    otherwise. A whole PATH.tmp wins over PATH (status RECOVERED, see module doc)."""
-    value = recover_json(path, fs, limit)
+    otherwise. A whole PATH.tmp wins over PATH (status RECOVERED, see module doc). With
+    `stream` the file is parsed straight from flash (json.load), never held as one string:
+    for files that may be bigger than READ_LIMIT (pass a `limit` that bounds them)."""
+    value = recover_json(path, fs, limit, stream)
     if value is not None:
         return value, RECOVERED
-    value, st = _load(path, fs, _json_object, limit)
+    parse = _json_object_stream if stream else _json_object
+    value, st = _load(path, fs, parse, limit, stream)
     if st == OK:
         return value, OK
     return None, st
@@ -217,7 +258,7 @@ def read_text(path, fs=os, limit=READ_LIMIT):
     if st != OK:
         return None, MISSING
     try:
-        _replace(tmp, path, fs)
+        replace(tmp, path, fs)
     except OSError:
         pass
     return text, RECOVERED

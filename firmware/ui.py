@@ -76,6 +76,7 @@ REQ_CLEAR_GAME = const(4)  # the game is over or replaced: forget the saved stat
 REQ_LOG_GAME = const(8)  # the result is confirmed: archive the move log
 REQ_APPLY_SETTINGS = const(16)  # brightness / sound changed
 REQ_BEEP = const(32)  # acknowledge beep (a refused action)
+REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its move log
 
 MESSAGE_MS = const(2_000)
 _BLINK_MS = const(500)
@@ -625,7 +626,7 @@ class Ui:
             self.pending_snapshot = None
             self.screen = S_GAME
             if self.resume_yes and snap is not None and self.game.restore(snap) == E.OK:
-                return 0
+                return REQ_RESUMED
             if self.resume_yes:
                 self.show_message(b"rES ", b"Err ", now)
             self.new_game()

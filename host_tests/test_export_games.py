@@ -476,3 +476,41 @@ def test_reads_what_the_firmware_writes(tmp_path):
     assert report.exported == ["g000", "g001", "g002"]
     expected = PGN_COMMENTS.replace("g007.json", "g002.json")
     assert (tmp_path / "out" / "g002.pgn").read_text() == expected
+
+
+# --- records left by a power cut before their rename ------------------------------------
+
+
+def test_a_whole_leftover_tmp_is_exported_and_a_cut_one_reported(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    write_game(src, "g000.json", GAME)
+    write_game(src, "g001.json.tmp", dict(GAME, id=77))  # whole: the rename was cut
+    write_game(src, "g002.json.tmp", json.dumps(GAME)[:40])  # cut while written
+    write_game(src, "g003.json", dict(GAME, result="1-0"))
+    write_game(src, "g003.json.tmp", "{stale")  # the record is there: the tmp is ignored
+    names = [p.name for p in ex.game_files(src)]
+    assert names == ["g000.json", "g001.json.tmp", "g002.json.tmp", "g003.json"]
+    out = tmp_path / "out"
+    report = ex.export_files(ex.game_files(src), out)
+    assert report.exported == ["g000", "g001", "g003"]
+    assert [p.split(":")[0] for p in report.problems] == ["g002.json.tmp skipped"]
+    assert "cut short by a power loss" in report.problems[0]
+    assert (out / "g001.pgn").read_text() == PGN_COMMENTS.replace("g007.json", "g001.json")
+
+
+def test_pull_takes_a_leftover_tmp_only_without_its_record(tmp_path):
+    files = {
+        "g000.json": json.dumps(GAME),
+        "g000.json.tmp": "{",
+        "g001.json.tmp": json.dumps(GAME),
+    }
+    fake = FakeBoard(files)
+    assert ex.main(["--out", str(tmp_path / "games")], fake, ENV) == 0
+    cp = fake.calls[3]
+    assert cp[5:7] == [":games/g000.json", ":games/g001.json.tmp"] and len(cp) == 8
+    assert sorted(p.name for p in (tmp_path / "games").glob("*.pgn")) == [
+        "all.pgn",
+        "g000.pgn",
+        "g001.pgn",
+    ]

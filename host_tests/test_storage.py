@@ -1,9 +1,5 @@
-"""storage / settings / gamelog against real files (tmp_path) and a fault-injecting fake fs.
-
-The fake fs (FakeFS) can lose power at any step (every call is a step, every written byte
-is one) or run out of space, and models two filesystems: a FAT-like one whose writes reach
-the medium byte by byte, and a littlefs-like one whose file contents change only at close.
-"""
+"""storage / settings / gamelog against real files (tmp_path) and a fault-injecting fake fs
+(harness/fakefs.py: power lost at any step, a full flash, FAT-like and littlefs-like)."""
 
 import errno
 import json
@@ -17,192 +13,9 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from harness.fakefs import FS_MODELS, PowerLoss, new_fs
+
 N_PRESETS = 17
-
-
-# ---------------------------------------------------------------- fake filesystem
-
-
-class PowerLoss(BaseException):
-    """The power went: no code runs after this (so no `except Exception` may catch it)."""
-
-
-class FakeFS:
-    """An os-like filesystem in a dict {path: bytes}.
-
-    die_at: the step (0-based) at which the power goes; every call is one step and every
-        byte written is one, so a write can be cut after any byte.
-    capacity: total bytes the files may hold; a write past it writes what fits, then raises
-        OSError(ENOSPC).
-    lfs: True models littlefs (an open file's new contents appear only at close),
-        False a filesystem that stores each byte as it is written.
-    rename_replaces: False models a filesystem whose rename refuses an existing target.
-    """
-
-    def __init__(self, lfs=False, rename_replaces=True):
-        self.files = {}
-        self.dirs = {"/"}
-        self.lfs = lfs
-        self.rename_replaces = rename_replaces
-        self.die_at = None
-        self.capacity = None
-        self.steps = 0
-        self.dead = False
-        self.writes = []  # sizes of the write() calls, to check streaming
-        self.calls = []  # operation names, in order
-        self.open_files = set()  # write handles not yet closed
-
-    def reboot(self):
-        """The same medium after a power cycle: open files are gone, faults cleared."""
-        fs = FakeFS(self.lfs, self.rename_replaces)
-        fs.files = dict(self.files)
-        fs.dirs = set(self.dirs)
-        return fs
-
-    def step(self, name=None):
-        if self.dead:
-            raise PowerLoss()
-        if self.die_at is not None and self.steps >= self.die_at:
-            self.dead = True
-            raise PowerLoss()
-        self.steps += 1
-        if name:
-            self.calls.append(name)
-
-    def used(self):
-        """Bytes on the medium, counting data that littlefs holds for files still open."""
-        pending = sum(len(f.data) for f in self.open_files) if self.lfs else 0
-        return sum(len(v) for v in self.files.values()) + pending
-
-    @staticmethod
-    def parent(path):
-        return path.rsplit("/", 1)[0] or "/"
-
-    def open(self, path, mode):
-        self.step("open")
-        if path in self.dirs:
-            raise OSError(errno.EISDIR, "is a directory")
-        if "r" in mode:
-            if path not in self.files:
-                raise OSError(errno.ENOENT, "no such file")
-            return FakeFile(self, path, mode, self.files[path])
-        if self.parent(path) not in self.dirs:
-            raise OSError(errno.ENOENT, "no such directory")
-        if path not in self.files:
-            self.files[path] = b""  # the name appears at once on both models
-        start = self.files[path] if "a" in mode else b""
-        if "w" in mode and not self.lfs:
-            self.files[path] = b""  # truncated at once
-        return FakeFile(self, path, mode, start)
-
-    def rename(self, src, dst):
-        self.step("rename")
-        if src not in self.files:
-            raise OSError(errno.ENOENT, "no such file")
-        if dst in self.dirs:
-            raise OSError(errno.EISDIR, "is a directory")
-        if dst in self.files and not self.rename_replaces:
-            raise OSError(errno.EEXIST, "exists")
-        self.files[dst] = self.files.pop(src)
-
-    def remove(self, path):
-        self.step("remove")
-        if path not in self.files:
-            raise OSError(errno.ENOENT, "no such file")
-        del self.files[path]
-
-    def stat(self, path):
-        self.step()
-        if path in self.dirs:
-            return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        if path not in self.files:
-            raise OSError(errno.ENOENT, "no such file")
-        return (0x8000, 0, 0, 0, 0, 0, len(self.files[path]), 0, 0, 0)
-
-    def listdir(self, path):
-        self.step()
-        path = path.rstrip("/") or "/"
-        if path not in self.dirs:
-            raise OSError(errno.ENOENT, "no such directory")
-        prefix = path if path.endswith("/") else path + "/"
-        names = []
-        for p in sorted(self.files) + sorted(self.dirs):
-            rest = p[len(prefix) :]
-            if p.startswith(prefix) and rest and "/" not in rest:
-                names.append(rest)
-        return names
-
-    def mkdir(self, path):
-        self.step("mkdir")
-        if path in self.dirs or path in self.files:
-            raise OSError(errno.EEXIST, "exists")
-        if self.parent(path) not in self.dirs:
-            raise OSError(errno.ENOENT, "no such directory")
-        self.dirs.add(path)
-
-
-class FakeFile:
-    def __init__(self, fs, path, mode, start):
-        self.fs = fs
-        self.path = path
-        self.mode = mode
-        self.data = bytearray(start)  # the file as this handle sees it
-        self.pos = 0
-        self.closed = False
-        if "r" not in mode:
-            fs.open_files.add(self)
-
-    def write(self, data):
-        fs = self.fs
-        fs.step()
-        if isinstance(data, str):
-            data = data.encode()
-        fs.writes.append(len(data))
-        n = 0
-        for b in data:
-            if fs.capacity is not None and fs.used() >= fs.capacity:
-                raise OSError(errno.ENOSPC, "no space")
-            fs.step()  # may lose power between two bytes
-            self.data.append(b)
-            n += 1
-            if not fs.lfs:
-                fs.files[self.path] = bytes(self.data)
-        return n
-
-    def read(self, n=-1):
-        self.fs.step()
-        end = len(self.data) if n is None or n < 0 else self.pos + n
-        out = bytes(self.data[self.pos : end])
-        self.pos += len(out)
-        return out.decode() if "b" not in self.mode else out
-
-    def seek(self, pos):
-        self.fs.step()
-        self.pos = pos
-
-    def flush(self):
-        self.fs.step()
-
-    def close(self):
-        if self.closed:
-            return
-        self.fs.step("close")
-        self.closed = True
-        self.fs.open_files.discard(self)
-        if "r" not in self.mode and self.fs.lfs:
-            self.fs.files[self.path] = bytes(self.data)  # littlefs commits here
-
-
-def new_fs(**kw):
-    return FakeFS(**kw)
-
-
-FS_MODELS = [
-    pytest.param({"lfs": False}, id="fat-like"),
-    pytest.param({"lfs": True}, id="littlefs-like"),
-    pytest.param({"lfs": False, "rename_replaces": False}, id="no-replace"),
-    pytest.param({"lfs": True, "rename_replaces": False}, id="lfs-no-replace"),
-]
 
 
 def new_settings():
@@ -608,27 +421,83 @@ def test_log_on_a_full_flash_returns_false_and_keeps_the_log():
 # ---------------------------------------------------------------- resume state
 
 
-def game():
-    return {"v": 1, "control": {"preset": 2}, "snap": list(range(40)), "opts": [1, 0, 1]}
+def game(half_moves=0):
+    """A resume state as settings.load_game() returns it, with a log of `half_moves`."""
+    log = []
+    for i in range(min(half_moves, settings.LOG_ROWS)):
+        log += [(i % 2) | (i // 2 + 1) << 1, 1_000 + i, 5_400_000 - 1_000 * i]
+    return {
+        "v": 1,
+        "id": 4242,
+        "control": {"preset": 2},
+        "snap": list(range(40)),
+        "opts": [1, 0, 1],
+        "n": half_moves,
+        "log": log,
+    }
+
+
+def save(root, g, fs=os):
+    """settings.save_game() as the shell calls it: the state, then the log rows apart."""
+    state = dict(g)
+    log = state.pop("log")
+    rows = [tuple(log[i : i + 3]) for i in range(0, len(log), 3)]
+    return settings.save_game(root, state, fs, rows)
 
 
 def test_game_state_round_trip_and_clear(tmp_path):
     root = str(tmp_path)
     assert settings.load_game(root) is None
-    assert settings.save_game(root, game())
-    assert settings.load_game(root) == game()
+    assert save(root, game(5))
+    assert settings.load_game(root) == game(5)
     (tmp_path / "game.json.tmp").write_text("{")
     assert settings.clear_game(root)
     assert settings.load_game(root) is None
     assert os.listdir(root) == []
 
 
+def test_a_600_row_log_is_streamed_out_and_read_back_beyond_the_read_limit():
+    fs = new_fs()
+    g = game(700)
+    for i in range(0, len(g["log"]), 3):  # 5-digit move numbers, 10-digit times: the most
+        g["log"][i : i + 3] = [0xFFFF - i, 2**31 - 1 - i, 2**31 - 1]
+    assert save("/", g, fs)
+    text = fs.files["/game.json"]
+    assert storage.READ_LIMIT < len(text) < settings.GAME_READ_LIMIT
+    assert max(fs.writes) < 300  # small chunks, no big string
+    assert settings.load_game("/", fs) == g
+
+
+def test_a_typical_600_row_log_is_about_11_kb():
+    fs = new_fs()
+    assert save("/", game(600), fs)
+    assert 9_000 < len(fs.files["/game.json"]) < 12_000
+
+
+@pytest.mark.parametrize("rows", [[(3, 1, 1)], [(3, 1, 1)] * 3, [(3, 1, -1)] * 2, [(3, 1)] * 2])
+def test_a_log_that_does_not_match_its_count_is_not_saved(tmp_path, rows):
+    root = str(tmp_path)
+    save(root, game(3))
+    state = dict(game(2))
+    del state["log"]
+    assert settings.save_game(root, state, log=rows) is False
+    assert settings.load_game(root) == game(3)
+    assert os.listdir(root) == ["game.json"]
+
+
+def test_a_file_larger_than_the_game_limit_is_no_game(tmp_path):
+    g = game(1)
+    g["pad"] = "x" * settings.GAME_READ_LIMIT
+    (tmp_path / "game.json").write_text(json.dumps(g))
+    assert settings.load_game(str(tmp_path)) is None
+
+
 def test_invalid_game_is_not_saved_and_the_old_one_stays(tmp_path):
     root = str(tmp_path)
-    settings.save_game(root, game())
+    save(root, game())
     bad = game()
     bad["snap"] = [1.5]
-    assert settings.save_game(root, bad) is False
+    assert save(root, bad) is False
     assert settings.load_game(root) == game()
 
 
@@ -642,7 +511,7 @@ def test_junk_game_file_is_no_game(tmp_path, text):
 
 
 def test_game_preset_checked_against_table(tmp_path):
-    settings.save_game(str(tmp_path), game())
+    save(str(tmp_path), game())
     assert settings.load_game(str(tmp_path), n_presets=2) is None
     assert settings.load_game(str(tmp_path), n_presets=3) == game()
 
@@ -650,20 +519,20 @@ def test_game_preset_checked_against_table(tmp_path):
 @pytest.mark.parametrize("model", FS_MODELS)
 def test_power_cut_during_game_save_keeps_a_whole_game(model):
     fs = new_fs(**model)
-    first = game()
-    second = game()
+    first = game(4)
+    second = game(9)
     second["snap"] = [7] * 64
-    assert settings.save_game("/", first, fs)
+    assert save("/", first, fs)
     fs.steps = 0
-    settings.save_game("/", second, fs)
+    save("/", second, fs)
     total = fs.steps
     for k in range(0, total + 1, 7):
         fs = new_fs(**model)
-        settings.save_game("/", first, fs)
+        save("/", first, fs)
         fs.steps = 0
         fs.die_at = k
         try:
-            settings.save_game("/", second, fs)
+            save("/", second, fs)
         except PowerLoss:
             pass
         assert settings.load_game("/", fs.reboot()) in (first, second), k
@@ -690,9 +559,10 @@ def test_300_move_game_round_trips_in_the_documented_format(tmp_path):
     name = gamelog.save_game_log(root, "Blitz 5+3", 1, "0-1", "flag", iter(rows))
     assert name == "g000.json"
     doc = json.loads((tmp_path / "games" / name).read_text())
-    assert list(doc) == ["version", "control", "white", "result", "reason", "moves"]
+    assert list(doc) == ["version", "id", "control", "white", "result", "reason", "moves"]
     assert doc == {
         "version": 1,
+        "id": 0,
         "control": "Blitz 5+3",
         "white": 1,
         "result": "0-1",

@@ -4,8 +4,8 @@
 usage: export_games.py [--port PORT | --from-dir DIR] [--out DIR] [--null-moves]
 
 The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest overwritten):
-  {"version": 1, "control": "<preset name or 'custom'>", "white": 0 | 1,
-   "result": "1-0" | "0-1" | "1/2-1/2" | "*", "reason": "<short text>",
+  {"version": 1, "id": <the game's identity>, "control": "<preset name or 'custom'>",
+   "white": 0 | 1, "result": "1-0" | "0-1" | "1/2-1/2" | "*", "reason": "<short text>",
    "moves": [[side, move_no, used_ms, left_ms], ...]}
 side 0 = left, 1 = right; "white" names the side that had White; move_no counts that
 player's moves from 1; left_ms is that player's remaining time right after the move,
@@ -13,7 +13,14 @@ increment included. All times are integer milliseconds. In byo-yomi and Canadian
 row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
 periods left / the Canadian moves still to make in the block after the move (left_ms is
 then the period's time / the time left in the block); the CSV then gets an "overtime"
-column.
+column. "id" (absent in older files) ties the record to the clock's saved game state; the
+export does not need it. A game resumed after a power cut holds every move, before and
+after the cut.
+
+A power cut between writing a record and renaming it into place leaves gNNN.json.tmp; the
+clock renames it at its next power-up, but a flash copied before that (a backup) may still
+hold one. When gNNN.json is missing, a gNNN.json.tmp that is a whole record is exported as
+gNNN (a tmp cut short never parses: it is reported and skipped).
 
 This tool owns turning those files into, per game, in --out (default ./games):
   gNNN.json  the file as pulled from the board (kept even when it cannot be read),
@@ -53,6 +60,7 @@ from typing import NamedTuple
 import flash
 
 GAME_NAME = re.compile(r"g\d{3}\.json")
+TMP_NAME = re.compile(r"g\d{3}\.json\.tmp")  # a record a power cut left before its rename
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SIDES = ("left", "right")
 COLOURS = ("white", "black")
@@ -297,6 +305,23 @@ def chronological(names):
     return [n for _num, n in named[oldest:] + named[:oldest]]
 
 
+def record_stem(path):
+    """'gNNN' for gNNN.json and for its leftover gNNN.json.tmp."""
+    return Path(path).name[:4]
+
+
+def with_leftovers(names):
+    """The gNNN.json names, plus each gNNN.json.tmp whose gNNN.json is not there."""
+    mains = {n for n in names if GAME_NAME.fullmatch(Path(n).name)}
+    main_names = {Path(n).name for n in mains}
+    tmps = {
+        n
+        for n in names
+        if TMP_NAME.fullmatch(Path(n).name) and Path(n).name[: -len(".tmp")] not in main_names
+    }
+    return sorted(mains | tmps, key=lambda n: Path(n).name)
+
+
 class Report(NamedTuple):
     exported: list  # names (gNNN) written, oldest first
     problems: list  # "gNNN.json skipped: why"
@@ -310,7 +335,8 @@ def export_files(paths, out_dir, null_moves=False):
     exported, problems, pgns = [], [], []
     for path in chronological(paths):
         path = Path(path)
-        stem = path.stem
+        stem = record_stem(path)
+        leftover = TMP_NAME.fullmatch(path.name) is not None
         try:
             try:
                 text = path.read_bytes().decode("utf-8")
@@ -320,9 +346,11 @@ def export_files(paths, out_dir, null_moves=False):
                 raise GameError("not UTF-8 text") from None
             game = parse_game(text)
         except GameError as exc:
+            if leftover:
+                exc = "cut short by a power loss (%s)" % exc
             problems.append("%s skipped: %s" % (path.name, exc))
             continue
-        pgn = pgn_text(game, path.name, null_moves)
+        pgn = pgn_text(game, stem + ".json", null_moves)
         (out_dir / (stem + ".pgn")).write_text(pgn)
         (out_dir / (stem + ".csv")).write_text(csv_text(game))
         write_plot(game, stem, out_dir / (stem + ".png"))
@@ -334,12 +362,13 @@ def export_files(paths, out_dir, null_moves=False):
 
 
 def game_files(directory):
-    """The gNNN.json files in a local directory, sorted."""
-    return sorted(p for p in Path(directory).iterdir() if GAME_NAME.fullmatch(p.name))
+    """The gNNN.json files in a local directory, sorted, with leftover tmps (see above)."""
+    return [Path(p) for p in with_leftovers([str(p) for p in Path(directory).iterdir()])]
 
 
 def list_board_games(runner, board):
-    """Names of the gNNN.json files in :games on the board ([] when there is no such dir)."""
+    """Names of the gNNN.json files in :games on the board, with leftover tmps (see above);
+    [] when there is no such dir."""
     result = runner.run(board + ["fs", "ls", ":games"])
     text = result.stdout + "\n" + result.stderr
     if result.returncode != 0:
@@ -348,10 +377,10 @@ def list_board_games(runner, board):
         raise flash.FlashError("could not list :games on the board: %s" % flash.last_line(result))
     names = []
     for line in result.stdout.splitlines():
-        match = re.fullmatch(r"\s*\d+\s+(g\d{3}\.json)\s*", line)
+        match = re.fullmatch(r"\s*\d+\s+(g\d{3}\.json(?:\.tmp)?)\s*", line)
         if match:
             names.append(match.group(1))
-    return sorted(names)
+    return with_leftovers(names)
 
 
 def pull_games(runner, board, dest):

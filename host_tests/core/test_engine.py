@@ -782,6 +782,110 @@ class Snapshot(unittest.TestCase):
         self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(bad), E.ERR_RANGE)
 
 
+class SavedLog(unittest.TestCase):
+    """The move log saved beside a snapshot (log_rows(True) / restore_log) for a resume."""
+
+    def saved(self, half_moves):
+        g = started(single(36_000, BONUS_FISCHER, 2))
+        play(g, [1_000 + 7 * i for i in range(half_moves)], T0)
+        g.pause(T0 + 99 * MIN)
+        flat = []
+        for row in g.log_rows(True):
+            flat.extend(row)
+        return g, flat
+
+    def resumed(self, g, flat):
+        h = E.Game(g.control)
+        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(h.log_count, 0)  # restore() empties the log
+        self.assertEqual(h.restore_log(g.log_count, flat), E.OK)
+        return h
+
+    def test_rows_packed_and_plain(self):
+        g, flat = self.saved(3)
+        self.assertEqual(flat[:3], [RIGHT | 1 << 1, 1_000, 36_000_000 - 1_000 + 2_000])
+        self.assertEqual(list(g.log_rows()), g.log_entries())
+        self.assertEqual(g.log_kept(), 3)
+
+    def test_a_resumed_game_keeps_its_moves_and_logs_on(self):
+        g, flat = self.saved(12)
+        h = self.resumed(g, flat)
+        self.assertEqual(h.log_entries(), g.log_entries())
+        h.resume(0)
+        play(h, [500] * 10, 0)
+        self.assertEqual(h.log_count, 22)
+        entries = h.log_entries()
+        self.assertEqual(entries[:12], g.log_entries())
+        self.assertEqual([e[1] for e in entries[12:]], [7, 7, 8, 8, 9, 9, 10, 10, 11, 11])
+
+    def test_a_full_ring_comes_back_in_place(self):
+        n = E.LOG_CAPACITY + 37
+        g, flat = self.saved(n)
+        self.assertEqual(len(flat), 3 * E.LOG_CAPACITY)
+        h = self.resumed(g, flat)
+        self.assertEqual((h.log_count, h.log_kept()), (n, E.LOG_CAPACITY))
+        self.assertEqual(h.log_entries(), g.log_entries())
+        h.resume(0)
+        play(h, [500], 0)
+        self.assertEqual(h.log_entries()[-1][1], (n + 2) // 2)
+        self.assertEqual(h.log_entries()[:-1], g.log_entries()[1:])
+
+    def test_bad_logs_are_refused_and_change_nothing(self):
+        g, flat = self.saved(4)
+        h = self.resumed(g, flat)
+        before = h.log_entries()
+        bad = [
+            (4, flat[:-3]),  # too few rows for the count
+            (3, flat),  # too many
+            (-1, []),
+            (4, None),
+            (4, flat[:-1] + [-1]),  # negative time
+            (4, flat[:-1] + [2**31]),
+            (4, [0] + flat[1:]),  # move number 0
+            (4, [0x10000] + flat[1:]),  # does not fit the ring
+            (4, flat[:-1] + [1.5]),
+            (4, flat[:-1] + [True]),
+            (True, flat),
+        ]
+        for count, rows in bad:
+            with self.subTest(count=count, rows=rows):
+                self.assertEqual(h.restore_log(count, rows), E.ERR_RANGE)
+                self.assertEqual(h.log_entries(), before)
+                self.assertEqual(h.log_count, 4)
+
+    def test_overtime_counters_come_back_with_the_log(self):
+        # Byo-yomi: the counter after each move travels in the packed int's upper bits
+        # (side | move_no << 1 | ot << 16), so the saved form stays three ints a row.
+        g = started(byoyomi(5, 3, 10))  # 5 s main, 3 x 10 s
+        play(g, [1_000, 1_000, 4_000, 1_000, 12_000, 1_000], T0)
+        g.pause(T0 + 30_000)
+        flat = []
+        for row in g.log_rows(True):
+            flat.extend(row)
+        self.assertEqual(len(flat), 3 * g.log_count)
+        self.assertTrue(any(v >> 16 for v in flat[::3]))  # some move made in overtime
+        h = E.Game(g.control)
+        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(h.restore_log(g.log_count, flat), E.OK)
+        self.assertEqual(h.log_entries(), g.log_entries())
+        self.assertEqual(len(h.log_entries()[0]), 5)
+        bad = list(flat)
+        bad[0] |= 0x100 << 16  # a counter that does not fit the ring's byte
+        self.assertEqual(E.Game(g.control).restore_log(g.log_count, bad), E.ERR_RANGE)
+
+    def test_identity_is_cleared_by_a_new_game_and_not_in_the_snapshot(self):
+        g, _flat = self.saved(2)
+        g.ident = 987_654_321
+        snap = g.snapshot()
+        self.assertFalse(987_654_321 in snap)
+        h = E.Game(g.control)
+        h.ident = 5
+        h.restore(snap)
+        self.assertEqual(h.ident, 0)
+        g.reset(g.control)
+        self.assertEqual(g.ident, 0)
+
+
 class Presets(unittest.TestCase):
     def test_every_preset_builds(self):
         for i in range(presets.COUNT):

@@ -340,7 +340,15 @@ class TestOvertimeControl(TestCustomControl):
 
 class TestGameState(unittest.TestCase):
     def game(self):
-        return {"v": 1, "control": {"preset": 3}, "snap": [0, 1, -5, 2**31 - 1], "opts": [1, 0]}
+        return {
+            "v": 1,
+            "id": 12345,
+            "control": {"preset": 3},
+            "snap": [0, 1, -5, 2**31 - 1],
+            "opts": [1, 0],
+            "n": 2,
+            "log": [3, 1_000, 60_000, 2, 2_000, 59_000],
+        }
 
     def test_valid_game(self):
         self.assertEqual(check_game(self.game()), self.game())
@@ -348,6 +356,21 @@ class TestGameState(unittest.TestCase):
         g["control"] = custom(0, [[300, 0, 1, 3]])
         g["opts"] = []
         self.assertEqual(check_game(g), g)
+
+    def test_a_file_from_before_the_log_loads_with_no_log(self):
+        g = self.game()
+        for key in ("id", "n", "log"):
+            del g[key]
+        want = dict(g, id=0, n=0, log=[])
+        self.assertEqual(check_game(g), want)
+
+    def test_the_log_holds_the_newest_600_half_moves(self):
+        g = self.game()
+        g["n"] = 1000
+        g["log"] = [2, 0, 0] * settings.LOG_ROWS
+        self.assertEqual(check_game(g), g)
+        g["log"] = g["log"][:-3]
+        self.assertEqual(check_game(g), None)
 
     def test_extra_keys_dropped_and_copied(self):
         g = self.game()
@@ -369,12 +392,16 @@ class TestGameState(unittest.TestCase):
             return g
 
         cases = [None, [], "game", 1, {}]
-        cases += [without(k) for k in ("v", "control", "snap", "opts")]
+        cases += [without(k) for k in ("v", "control", "snap", "opts", "n")]
         cases += [with_("v", v) for v in (0, 2, True, "1", 1.0)]
         cases += [with_("control", c) for c in ({"preset": -1}, {}, None, custom(0, []))]
         cases += [with_("snap", s) for s in ([], [0] * 65, [True], [1.5], [None], "0", None)]
         cases += [with_("snap", [2**31]), with_("snap", [-(2**31) - 1])]
         cases += [with_("opts", o) for o in ([0] * 17, [False], {"a": 1}, None)]
+        cases += [with_("id", v) for v in (-1, 2**31, True, "7", None)]
+        cases += [with_("n", v) for v in (-1, 2**31, 1, 3, False, 2.0)]
+        cases += [with_("log", v) for v in (None, "", [3, 1, 1], [3, 1, 1, 2, 1, 1.0])]
+        cases += [with_("log", [3, 1, 1, 2, 1, -1]), with_("log", [3, 1, 1, 2, 1, 2**31])]
         for g in cases:
             with self.subTest(g=g):
                 self.assertEqual(check_game(g), None)

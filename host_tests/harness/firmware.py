@@ -51,6 +51,17 @@ def _import_with_fake_select(name):
             del sys.modules["select"]
 
 
+def import_board():
+    """firmware/board.py with its doorbell bound to the fake select, for tests that build
+    `Board()` themselves instead of booting main.py."""
+    for name in ("board", "doorbell"):
+        sys.modules.pop(name, None)
+    _import_with_fake_select("doorbell")
+    import board
+
+    return board
+
+
 class SimulatedClock:
     def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000):
         self.flash_dir = str(flash_dir)

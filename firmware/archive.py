@@ -1,0 +1,150 @@
+"""Owns a game's way onto the flash: its resume state (/game.json, through settings.py) and
+its record in /games (gNNN.json, through gamelog.py), so that a power cut at any instant
+leaves each game offered again or recorded, exactly one of the two, never both, never
+neither. Shell module: file I/O through an os-like `fs`; called only while the clocks are
+stopped.
+
+Identity: a game gets a random non-zero 30-bit number (Game.ident) at its first save. The
+resume state ("id" in game.json) and the record ("id" in gNNN.json) both carry it, so the
+power-up can tell whether the game it finds in game.json is already in games/.
+
+Recording a result (record()), each step one atomic write or remove (storage.py):
+  1. game.json := the finished game (state FINISHED, result, reason, move log, id)
+  2. games/gNNN.json := the record, with the id (written as gNNN.json.tmp, then renamed)
+  3. game.json removed
+If step 1 fails without a power cut (full flash), steps 2 and 3 still run: the id alone
+keeps the guarantee. If step 2 fails, game.json stays finished and the next power-up
+writes the record.
+
+At power-up (settle(), after gamelog.repair() has renamed a whole gNNN.json.tmp into place
+and removed a cut one), by what game.json holds and whether games/ has its id:
+
+  game.json            its id in games/   power was cut         power-up does         shows
+  none                 -                  before the game was   nothing               ready
+                                          saved, or after 3
+  paused or flagged    no                 before 1 was whole    offers it             rES YES
+  finished             no                 in 2                  writes the record,    result
+                                                                then removes game.json
+  finished             yes                in 3                  removes game.json     result
+  paused or flagged    yes                in 3, 1 had failed    removes game.json     ready
+
+Every step of settle() is itself one atomic write or remove and the table is re-read at the
+next power-up, so a cut while it repairs only repeats it.
+"""
+
+import os
+
+import engine as E
+import gamelog
+import settings as settings_mod
+import ui as ui_mod
+from micropython import const
+
+# settle() results: what the power-up found in game.json
+NONE = const(0)  # no game to show (none saved, or it was already recorded)
+OFFER = const(1)  # a stopped game: offer to resume it (the caller does, ui.offer_resume)
+RESULT = const(2)  # a finished game, now recorded: restored into the engine to show it
+RESULT_UNSAVED = const(3)  # as RESULT, but its record could not be written (tried again)
+
+_IDENT_MASK = const(0x3FFFFFFF)  # 30 bits: a small int on every port
+
+
+def new_ident():
+    """A random number 1..2**30-1 from the chip's random source (os.urandom on the rp2;
+    random.getrandbits where a port has no urandom)."""
+    try:
+        b = os.urandom(4)
+        n = (b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24) & _IDENT_MASK
+    except Exception:
+        import random
+
+        n = random.getrandbits(30)
+    return n if n else 1
+
+
+def save(root, game, control, fs=os):
+    """Write the stopped `game` (PAUSED, FLAGGED or FINISHED) to game.json with its move
+    log, giving it an identity first if it has none. `control` is the settings' control
+    dict it was started with. True when written."""
+    if not game.ident:
+        game.ident = new_ident()
+    state = {
+        "v": 1,
+        "id": game.ident,
+        "control": control,
+        "snap": game.snapshot(),
+        "opts": [int(game.freeze), int(game.inc_before), game.transition],
+        "n": game.log_count,
+    }
+    return settings_mod.save_game(root, state, fs, game.log_rows(True))
+
+
+class _Moves:
+    """The game's log as record rows; iterable again and again (gamelog retries a write on a
+    full flash), one small row at a time."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def __iter__(self):
+        return self.game.log_rows()
+
+
+def write_record(root, game, fs=os):
+    """Archive the finished `game` in games/ with its identity. The file name, or None."""
+    if game.result == E.RESULT_DRAW:
+        result = "1/2-1/2"
+    elif game.white < 0:
+        result = "*"
+    else:
+        left_won = game.result == E.RESULT_LEFT_WINS
+        result = "1-0" if left_won == (game.white == 0) else "0-1"
+    if game.reason == ui_mod.REASON_FLAG:
+        reason = "flag"
+    elif game.reason == ui_mod.REASON_DEAD:
+        reason = "dead position"
+    else:
+        reason = "arbiter"
+    return gamelog.save_game_log(
+        root,
+        game.control.name,
+        game.white if game.white >= 0 else 0,
+        result,
+        reason,
+        _Moves(game),
+        fs,
+        game.ident,
+    )
+
+
+def record(root, game, control, fs=os):
+    """Record the result of the finished `game` by the three steps of the module doc. True
+    when it is in games/ and game.json is gone; False when the record could not be written
+    (game.json then holds the finished game, and the next power-up tries again)."""
+    save(root, game, control, fs)  # 1 (on failure the identity still guards 2 and 3)
+    if write_record(root, game, fs) is None:  # 2
+        return False
+    settings_mod.clear_game(root, fs)  # 3
+    return True
+
+
+def settle(root, game, saved, fs=os):
+    """At power-up, with `saved` the state settings.load_game() found and `game` reset to
+    its control: carry out the table of the module doc. Returns NONE, OFFER, RESULT or
+    RESULT_UNSAVED; for RESULT* the finished game (with its log) is left in `game`, for the
+    others `game` holds the saved state and the caller resets or offers it."""
+    if game.restore(saved["snap"]) != E.OK:
+        return OFFER  # the resume offer reports it (rES Err)
+    ident = saved["id"]
+    game.ident = ident
+    recorded = gamelog.find_game(root, ident, fs) is not None
+    if game.state == E.FINISHED:
+        game.restore_log(saved["n"], saved["log"])  # refused: recorded without moves
+        if not recorded and write_record(root, game, fs) is None:
+            return RESULT_UNSAVED
+        settings_mod.clear_game(root, fs)
+        return RESULT
+    if recorded:
+        settings_mod.clear_game(root, fs)
+        return NONE
+    return OFFER

@@ -1,0 +1,217 @@
+"""A fault-injecting, os-like filesystem for the storage and power-cut tests.
+
+FakeFS can lose power at any step (every call is a step, every written byte is one) or run
+out of space, and models two filesystems: a FAT-like one whose writes reach the medium byte
+by byte, and a littlefs-like one whose file contents change only at close. Each call is also
+logged in `ops` (step, name, bytes), so a test can cut the power before, inside and after
+every single operation of a sequence (cut_points()).
+"""
+
+import errno
+
+import pytest
+
+
+class PowerLoss(BaseException):
+    """The power went: no code runs after this (so no `except Exception` may catch it)."""
+
+
+class FakeFS:
+    """An os-like filesystem in a dict {path: bytes}.
+
+    die_at: the step (0-based) at which the power goes; every call is one step and every
+        byte written is one, so a write can be cut after any byte.
+    capacity: total bytes the files may hold; a write past it writes what fits, then raises
+        OSError(ENOSPC).
+    lfs: True models littlefs (an open file's new contents appear only at close),
+        False a filesystem that stores each byte as it is written.
+    rename_replaces: False models a filesystem whose rename refuses an existing target.
+    """
+
+    def __init__(self, lfs=False, rename_replaces=True):
+        self.files = {}
+        self.dirs = {"/"}
+        self.lfs = lfs
+        self.rename_replaces = rename_replaces
+        self.die_at = None
+        self.capacity = None
+        self.steps = 0
+        self.dead = False
+        self.writes = []  # sizes of the write() calls, to check streaming
+        self.calls = []  # operation names, in order
+        self.open_files = set()  # write handles not yet closed
+        self.ops = []  # (step at the call, name, bytes written) per call, in order
+
+    def reboot(self):
+        """The same medium after a power cycle: open files are gone, faults cleared."""
+        fs = FakeFS(self.lfs, self.rename_replaces)
+        fs.files = dict(self.files)
+        fs.dirs = set(self.dirs)
+        return fs
+
+    def op(self, name, nbytes=0):
+        """Log one call (before its step), then take the step."""
+        self.ops.append((self.steps, name, nbytes))
+        self.step(name)
+
+    def step(self, name=None):
+        if self.dead:
+            raise PowerLoss()
+        if self.die_at is not None and self.steps >= self.die_at:
+            self.dead = True
+            raise PowerLoss()
+        self.steps += 1
+        if name:
+            self.calls.append(name)
+
+    def used(self):
+        """Bytes on the medium, counting data that littlefs holds for files still open."""
+        pending = sum(len(f.data) for f in self.open_files) if self.lfs else 0
+        return sum(len(v) for v in self.files.values()) + pending
+
+    @staticmethod
+    def parent(path):
+        return path.rsplit("/", 1)[0] or "/"
+
+    def open(self, path, mode):
+        self.op("open")
+        if path in self.dirs:
+            raise OSError(errno.EISDIR, "is a directory")
+        if "r" in mode:
+            if path not in self.files:
+                raise OSError(errno.ENOENT, "no such file")
+            return FakeFile(self, path, mode, self.files[path])
+        if self.parent(path) not in self.dirs:
+            raise OSError(errno.ENOENT, "no such directory")
+        if path not in self.files:
+            self.files[path] = b""  # the name appears at once on both models
+        start = self.files[path] if "a" in mode else b""
+        if "w" in mode and not self.lfs:
+            self.files[path] = b""  # truncated at once
+        return FakeFile(self, path, mode, start)
+
+    def rename(self, src, dst):
+        self.op("rename")
+        if src not in self.files:
+            raise OSError(errno.ENOENT, "no such file")
+        if dst in self.dirs:
+            raise OSError(errno.EISDIR, "is a directory")
+        if dst in self.files and not self.rename_replaces:
+            raise OSError(errno.EEXIST, "exists")
+        self.files[dst] = self.files.pop(src)
+
+    def remove(self, path):
+        self.op("remove")
+        if path not in self.files:
+            raise OSError(errno.ENOENT, "no such file")
+        del self.files[path]
+
+    def stat(self, path):
+        self.op("stat")
+        if path in self.dirs:
+            return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        if path not in self.files:
+            raise OSError(errno.ENOENT, "no such file")
+        return (0x8000, 0, 0, 0, 0, 0, len(self.files[path]), 0, 0, 0)
+
+    def listdir(self, path):
+        self.op("listdir")
+        path = path.rstrip("/") or "/"
+        if path not in self.dirs:
+            raise OSError(errno.ENOENT, "no such directory")
+        prefix = path if path.endswith("/") else path + "/"
+        names = []
+        for p in sorted(self.files) + sorted(self.dirs):
+            rest = p[len(prefix) :]
+            if p.startswith(prefix) and rest and "/" not in rest:
+                names.append(rest)
+        return names
+
+    def mkdir(self, path):
+        self.op("mkdir")
+        if path in self.dirs or path in self.files:
+            raise OSError(errno.EEXIST, "exists")
+        if self.parent(path) not in self.dirs:
+            raise OSError(errno.ENOENT, "no such directory")
+        self.dirs.add(path)
+
+
+class FakeFile:
+    def __init__(self, fs, path, mode, start):
+        self.fs = fs
+        self.path = path
+        self.mode = mode
+        self.data = bytearray(start)  # the file as this handle sees it
+        self.pos = 0
+        self.closed = False
+        if "r" not in mode:
+            fs.open_files.add(self)
+
+    def write(self, data):
+        fs = self.fs
+        if isinstance(data, str):
+            data = data.encode()
+        fs.op("write", len(data))
+        fs.writes.append(len(data))
+        n = 0
+        for b in data:
+            if fs.capacity is not None and fs.used() >= fs.capacity:
+                raise OSError(errno.ENOSPC, "no space")
+            fs.step()  # may lose power between two bytes
+            self.data.append(b)
+            n += 1
+            if not fs.lfs:
+                fs.files[self.path] = bytes(self.data)
+        return n
+
+    def read(self, n=-1):
+        self.fs.op("read")
+        end = len(self.data) if n is None or n < 0 else self.pos + n
+        out = bytes(self.data[self.pos : end])
+        self.pos += len(out)
+        return out.decode() if "b" not in self.mode else out
+
+    def seek(self, pos):
+        self.fs.op("seek")
+        self.pos = pos
+
+    def flush(self):
+        self.fs.op("flush")
+
+    def close(self):
+        if self.closed:
+            return
+        self.fs.op("close")
+        self.closed = True
+        self.fs.open_files.discard(self)
+        if "r" not in self.mode and self.fs.lfs:
+            self.fs.files[self.path] = bytes(self.data)  # littlefs commits here
+
+
+def cut_points(ops, start, end):
+    """Steps in [start, end] at which to cut the power so that every single operation logged
+    in `ops` is cut before it starts, and every write also after its call with no byte, one
+    byte, half and all but one of its bytes on the medium (the next operation's cut is the
+    write completed). `end` itself is the sequence run to the end."""
+    points = {end}
+    for step, name, nbytes in ops:
+        if not start <= step < end:
+            continue
+        points.add(step)
+        if name == "write":
+            for j in (0, 1, nbytes // 2, nbytes - 1):
+                if 0 <= j < nbytes:
+                    points.add(step + 1 + j)
+    return sorted(points)
+
+
+FS_MODELS = [
+    pytest.param({"lfs": False}, id="fat-like"),
+    pytest.param({"lfs": True}, id="littlefs-like"),
+    pytest.param({"lfs": False, "rename_replaces": False}, id="no-replace"),
+    pytest.param({"lfs": True, "rename_replaces": False}, id="lfs-no-replace"),
+]
+
+
+def new_fs(**kw):
+    return FakeFS(**kw)
