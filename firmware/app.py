@@ -240,8 +240,9 @@ class App:
     # ------------------------------------------------------ files
     def boot_files(self, status):
         """Power-up: settle what a power cut left on the flash (archive.py's table), then
-        say what happened: the settings message first (shown 2 s, or until a key), then the
-        resume offer or the recorded result."""
+        say what happened: the settings message first (shown 2 s, or until a key), then
+        `LOG Err` if a finished game could not be recorded, then the resume offer or the
+        result."""
         ui = self.ui
         gamelog.repair(self.root, self.fs)  # games/*.tmp: renamed into place or removed
         saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
@@ -256,13 +257,14 @@ class App:
                 self._resume = saved
             elif found == archive.NONE:
                 ui.new_game()
-        then = ui.screen  # the offer or the game screen comes after the message
+        then = ui.screen  # the offer or the game screen comes after the messages
+        log_err = (b"LOG ", b"Err ") if found == archive.RESULT_UNSAVED else None
         if status == settings_mod.DEFAULTS_CORRUPT:
-            ui.show_message(b"SEt ", b"dEF ", 0, then)  # unreadable settings: defaults
+            ui.show_message(b"SEt ", b"dEF ", 0, then, log_err)  # unreadable: defaults
         elif status == settings_mod.FIXED_INVALID:
-            ui.show_message(b"SEt ", b"FIX ", 0, then)  # some values were out of range
-        elif found == archive.RESULT_UNSAVED:
-            ui.show_message(b"LOG ", b"Err ", 0, then)  # the next power-up tries again
+            ui.show_message(b"SEt ", b"FIX ", 0, then, log_err)  # some values out of range
+        elif log_err:
+            ui.show_message(log_err[0], log_err[1], 0, then)  # the next power-up tries again
         gc.collect()
 
     def _resumed(self, now):
@@ -273,6 +275,9 @@ class App:
             return
         g = self.ui.game
         g.ident = saved["id"]
+        opts = saved["opts"]  # the rules the game began with; the settings may have been reset
+        if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
+            g.freeze, g.inc_before, g.transition = bool(opts[0]), bool(opts[1]), opts[2]
         if g.restore_log(saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(b"LOG ", b"Err ", now)  # times kept, earlier moves lost
 

@@ -27,6 +27,7 @@ and removed a cut one), by what game.json holds and whether games/ has its id:
                                                                 then removes game.json
   finished             yes                in 3                  removes game.json     result
   paused or flagged    yes                in 3, 1 had failed    removes game.json     ready
+  not restorable       yes                (another firmware's)  removes game.json     ready
 
 Every step of settle() is itself one atomic write or remove and the table is re-read at the
 next power-up, so a cut while it repairs only repeats it.
@@ -133,11 +134,14 @@ def settle(root, game, saved, fs=os):
     its control: carry out the table of the module doc. Returns NONE, OFFER, RESULT or
     RESULT_UNSAVED; for RESULT* the finished game (with its log) is left in `game`, for the
     others `game` holds the saved state and the caller resets or offers it."""
-    if game.restore(saved["snap"]) != E.OK:
-        return OFFER  # the resume offer reports it (rES Err)
     ident = saved["id"]
-    game.ident = ident
     recorded = gamelog.find_game(root, ident, fs) is not None
+    if game.restore(saved["snap"]) != E.OK:
+        if recorded:  # already in games/: nothing to offer, whatever the snapshot says
+            settings_mod.clear_game(root, fs)
+            return NONE
+        return OFFER  # the resume offer reports it (rES Err)
+    game.ident = ident
     if game.state == E.FINISHED:
         game.restore_log(saved["n"], saved["log"])  # refused: recorded without moves
         if not recorded and write_record(root, game, fs) is None:

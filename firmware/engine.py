@@ -728,6 +728,10 @@ class Game:
         for v in pairs[4:6]:
             if not 0 <= v <= self.control.last():
                 return ERR_RANGE
+        if pairs[6] not in (0, 1) or pairs[7] not in (0, 1):
+            return ERR_RANGE  # flagged: 0/1 (a byte array would wrap or reject the rest)
+        if not (-1 <= snap[5] <= 1 and -1 <= snap[6] <= 1):
+            return ERR_RANGE  # the first flag / first to pass a control: a side or -1
         for v in pairs[12:14]:
             if not (1 <= v <= ot if ot else v == 0):
                 return ERR_RANGE

@@ -206,6 +206,7 @@ class Ui:
         self.message = (b"    ", b"    ")
         self.message_until = 0
         self.after_message = S_GAME
+        self.queued_message = None  # a second message after this one (show_message)
         self.custom = None
         self.custom_ot = [0, 0, 0]  # custom editor: overtime kind (0 none), count, time_s
         self.choice = 0
@@ -247,11 +248,21 @@ class Ui:
         self._alert_second = -1
         self._alert_low = False
 
-    def show_message(self, left, right, now, then=S_GAME):
+    def show_message(self, left, right, now, then=S_GAME, queued=None):
+        """Show `left`/`right` for MESSAGE_MS (or until a key), then `queued` (a second
+        (left, right) message, as long) if given, then the screen `then`."""
         self.message = (left, right)
         self.message_until = now + MESSAGE_MS
         self.after_message = then
+        self.queued_message = queued
         self.screen = S_MESSAGE
+
+    def _end_message(self, now):
+        q = self.queued_message
+        if q is None:
+            self.screen = self.after_message
+        else:
+            self.show_message(q[0], q[1], now, self.after_message)
 
     def offer_resume(self, snapshot):
         """At power-up, a saved game exists: ask whether to resume it."""
@@ -264,7 +275,7 @@ class Ui:
         """One button event. Returns REQ_* bits for the shell."""
         screen = self.screen
         if screen == S_MESSAGE:
-            self.screen = self.after_message
+            self._end_message(now)
             return 0
         if screen == S_GAME:
             return self._key_game(button, kind, now)
@@ -627,9 +638,9 @@ class Ui:
             self.screen = S_GAME
             if self.resume_yes and snap is not None and self.game.restore(snap) == E.OK:
                 return REQ_RESUMED
+            self.new_game()  # before the message: new_game() shows the game screen
             if self.resume_yes:
                 self.show_message(b"rES ", b"Err ", now)
-            self.new_game()
             return REQ_CLEAR_GAME
         return 0
 
@@ -660,7 +671,8 @@ class Ui:
         screen while running (the steady state)."""
         screen = self.screen
         if screen == S_MESSAGE and now >= self.message_until:
-            self.screen = screen = self.after_message
+            self._end_message(now)
+            screen = self.screen
         if screen == S_GAME:
             self._render_game(now)
         elif screen == S_MESSAGE:
