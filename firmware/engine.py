@@ -543,9 +543,12 @@ class Game:
         return OK
 
     def _set_remaining(self, side, ms):
-        if self.control.mode == MODE_HOURGLASS and self.state == PAUSED:
+        mode = self.control.mode
+        if (mode == MODE_HOURGLASS or mode == MODE_UPCOUNT) and self.state == PAUSED:
             # Fold the paused move into both clocks first, so that correcting one side
-            # cannot change what the hourglass moves to the other (no delay to lose here).
+            # cannot change what the hourglass moves to the other (no delay to lose here),
+            # and a stopwatch set below its paused move's time keeps main >= 0 (a snapshot
+            # with a negative main time would not be restored).
             r0, r1 = self.remaining(0, 0), self.remaining(1, 0)
             self.main[0], self.main[1] = r0, r1
             self.paused_elapsed = 0

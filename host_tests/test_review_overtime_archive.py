@@ -22,7 +22,7 @@ import ui as U
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from test_engine_properties import any_controls, options
+from test_engine_properties import any_controls, any_mode_controls, options
 from test_power_cuts import (
     ExactlyOnce,
     Play,
@@ -412,8 +412,12 @@ def test_a_resumed_game_keeps_the_rules_it_was_started_with():
 ARBITER = st.sampled_from(["move", "tick", "pause", "time", "overtime", "period", "add"])
 
 
-@hsettings(max_examples=300, deadline=None)
-@given(any_controls, options, st.lists(st.tuples(st.integers(0, 120_000), ARBITER), max_size=30))
+@hsettings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(any_controls, any_mode_controls()),
+    options,
+    st.lists(st.tuples(st.integers(0, 120_000), ARBITER), max_size=30),
+)
 def test_snapshot_and_log_at_every_stop_change_nothing(control, opts, actions):
     """A game saved (snapshot + packed log) and restored at every pause or flag, with
     arbiter corrections inside overtime, plays on exactly as the same game never saved:

@@ -19,6 +19,8 @@ from timecontrol import (
     BONUS_NONE,
     MODE_BYOYOMI,
     MODE_CANADIAN,
+    MODE_UPCOUNT,
+    TimeControl,
     from_seconds,
 )
 
@@ -97,7 +99,7 @@ class EdgeInstants(unittest.TestCase):
         self.assertEqual((g.main[0], g.main[1]), (0, 0))
 
 
-class CorruptSnapshots(unittest.TestCase):
+class Snapshots(unittest.TestCase):
     def test_flags_and_first_sides_out_of_range_are_refused_and_change_nothing(self):
         g = started(byoyomi(60, 3, 10))
         g.pause(T0 + 5_000)
@@ -109,6 +111,18 @@ class CorruptSnapshots(unittest.TestCase):
             self.assertEqual(h.restore(bad), E.ERR_RANGE, (index, value))
             self.assertEqual((h.state, h.flagged[0], h.flagged[1]), (E.READY, 0, 0))
         self.assertEqual(E.Game(g.control).restore(snap), E.OK)
+
+    def test_a_stopwatch_set_below_its_paused_moves_time_is_saved_and_restored(self):
+        control = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_UPCOUNT)
+        g = started(control)
+        g.pause(T0 + 300_000)  # the right has used 5 min of this move
+        self.assertEqual(g.set_time(RIGHT, 60_000, T0 + 301_000), E.OK)  # the arbiter: 1 min
+        self.assertEqual(g.remaining(RIGHT, 0), 60_000)
+        h = E.Game(control)
+        self.assertEqual(h.restore(g.snapshot()), E.OK)  # was refused: main time -240 000
+        self.assertEqual((h.remaining(RIGHT, 0), h.remaining(LEFT, 0)), (60_000, 0))
+        h.resume(1_000)
+        self.assertEqual(h.remaining(RIGHT, 3_000), 62_000)
 
 
 class LargestOvertimeLog(unittest.TestCase):
