@@ -464,3 +464,78 @@ def test_snapshot_and_log_at_every_stop_change_nothing(control, opts, actions):
                 b.moves[s],
             )
         assert a.log_entries() == b.log_entries()
+
+
+# ------------------------------------------------------------------ export
+def test_export_of_old_and_new_records_and_leftovers_together(tmp_path):
+    """An old record (no "id", chess rows), a new overtime record, a whole leftover tmp (a
+    flash copied before its power-up) and a cut one: three games, oldest first, one
+    problem; only the overtime game's CSV has the overtime column."""
+    src = tmp_path / "src"
+    src.mkdir()
+    old = {"version": 1, "control": "Blitz 5+3", "white": 0, "result": "1-0"}
+    old.update(reason="flag", moves=[[1, 1, 2_000, 301_000], [0, 1, 3_000, 300_000]])
+    (src / "g998.json").write_text(json.dumps(old))
+    fs, _rows = finished_unrecorded()
+    boot(fs)  # the power-up records it as g000.json, with its id and overtime rows
+    new = fs.files["/games/g000.json"]
+    (src / "g999.json").write_bytes(new)
+    (src / "g000.json.tmp").write_bytes(new)  # whole: exported as g000
+    (src / "g001.json.tmp").write_bytes(new[:-7])  # cut short: reported
+    out = tmp_path / "out"
+    report = export_games.export_files(export_games.game_files(src), out)
+    assert report.exported == ["g998", "g999", "g000"]
+    assert len(report.problems) == 1 and "g001.json.tmp" in report.problems[0]
+    head = lambda name: (out / name).read_text().splitlines()[0]  # noqa: E731
+    assert not head("g998.csv").endswith("overtime")
+    assert head("g999.csv").endswith(",overtime") and head("g000.csv").endswith(",overtime")
+    assert (out / "all.pgn").read_text().count('[ClockFile "') == 3
+
+
+@pytest.mark.parametrize("model", [FS_MODELS[0], FS_MODELS[3]])
+def test_a_cut_while_the_power_up_repairs_a_big_record(model):
+    """A 650-half-move byo-yomi game whose record (the newest 600 rows) was whole in its
+    .tmp when the power went before the rename: the power-up renames it and removes
+    game.json; a cut at any step of that power-up is repaired by the next one."""
+    long_byo = {"custom": {"mode": 3, "periods": [[36000, 0, 0, 0]], "overtime": [5, 30]}}
+    fs = new_fs(**model)
+    p = Play(boot(fs))
+    use(long_byo)(p)
+    p.t += 500
+    p.game.press(0, p.t)
+    for i in range(650):
+        p.t += 1_000 + i % 7
+        assert p.game.press(p.game.running, p.t) & E.EV_MOVE
+    p.pause()
+    rows = [list(e) for e in p.game.log_entries()]
+    assert len(rows) == E.LOG_CAPACITY and rows[-1][1] == 325
+    real_rename = fs.rename
+
+    def rename(src, dst):
+        if src.startswith("/games/"):
+            fs.dead = True  # the record's tmp is whole; the power goes before its rename
+        real_rename(src, dst)
+
+    fs.rename = rename
+    with pytest.raises(PowerLoss):
+        p.dead_position()
+    state = fs.reboot()
+    assert len(state.files["/games/g000.json.tmp"]) > 12_000
+    dry = state.reboot()
+    dry.ops = []
+    boot(dry)
+    points = cut_points(dry.ops, 0, dry.steps)
+    for k in points:
+        cut = state.reboot()
+        cut.die_at = k
+        try:
+            boot(cut)
+        except PowerLoss:
+            pass
+        after = cut.reboot()
+        app = boot(after)
+        assert_clean(after)
+        (rec,) = records(after, IDENT)
+        assert rec["moves"] == rows and "/game.json" not in after.files, k
+        assert app.ui.screen != U.S_RESUME
+    assert len(points) > 5
