@@ -268,7 +268,9 @@ class App:
         gc.collect()
 
     def _resumed(self, now):
-        """The offered game was restored (ui): give it back its identity and move log."""
+        """The offered game was restored (ui): give it back its identity, its rules (freeze,
+        increment timing, period transition: the settings may have been reset since) and its
+        move log."""
         saved = self._resume
         self._resume = None
         if saved is None:

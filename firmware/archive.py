@@ -27,7 +27,7 @@ and removed a cut one), by what game.json holds and whether games/ has its id:
                                                                 then removes game.json
   finished             yes                in 3                  removes game.json     result
   paused or flagged    yes                in 3, 1 had failed    removes game.json     ready
-  not restorable       yes                (another firmware's)  removes game.json     ready
+  not restorable       yes                -                     removes game.json     ready
 
 Every step of settle() is itself one atomic write or remove and the table is re-read at the
 next power-up, so a cut while it repairs only repeats it.
