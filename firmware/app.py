@@ -82,6 +82,7 @@ class App:
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
         self._resume = None  # the saved state offered at power-up, until answered
+        self._unrecorded = False  # a result's record failed (LOG Err): game.json holds it
         self.boot_files(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
@@ -259,6 +260,7 @@ class App:
                 ui.new_game()
         then = ui.screen  # the offer or the game screen comes after the messages
         log_err = (b"LOG ", b"Err ") if found == archive.RESULT_UNSAVED else None
+        self._unrecorded = log_err is not None
         if status == settings_mod.DEFAULTS_CORRUPT:
             ui.show_message(b"SEt ", b"dEF ", 0, then, log_err)  # unreadable: defaults
         elif status == settings_mod.FIXED_INVALID:
@@ -302,7 +304,8 @@ class App:
             self.log_game(now)  # clears the saved game too (archive.record)
         elif req & ui_mod.REQ_CLEAR_GAME:
             self._resume = None
-            settings_mod.clear_game(self.root, self.fs)
+            if not self._unrecorded or self._retry_record(now):
+                settings_mod.clear_game(self.root, self.fs)
         if req & ui_mod.REQ_SAVE_GAME:
             self.save_game(now)
         gc.collect()
@@ -322,5 +325,26 @@ class App:
 
     def log_game(self, now):
         """The result is confirmed: record it exactly once (archive.record)."""
-        if not archive.record(self.root, self.ui.game, self.ui.settings["control"], self.fs):
+        if archive.record(self.root, self.ui.game, self.ui.settings["control"], self.fs):
+            self._unrecorded = False
+        else:
+            self._unrecorded = True
             self.ui.show_message(b"LOG ", b"Err ", now)
+
+    def _retry_record(self, now):
+        """A new game replaces one whose record failed (LOG Err): record that one from
+        game.json first (archive.settle on a scratch Game), so a clock that stays on does not
+        lose it. True when game.json may go; False (LOG Err again) when the record still
+        cannot be written: game.json then keeps the finished game until the new game's
+        first save replaces it, or the next power-up records it."""
+        self._unrecorded = False
+        saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
+        if saved is None:
+            return True
+        found = archive.settle(
+            self.root, E.Game(ui_mod.control_of(saved["control"])), saved, self.fs
+        )
+        if found == archive.RESULT_UNSAVED:
+            self.ui.show_message(b"LOG ", b"Err ", now)
+            return False
+        return True

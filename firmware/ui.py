@@ -172,6 +172,20 @@ REASON_FLAG = const(1)  # the result follows a flag (material entry)
 REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
 
 
+def control_of(c):
+    """The TimeControl of a settings control dict ({"preset": i} or {"custom": ...}); preset
+    0 when a custom one does not build."""
+    if "custom" in c:
+        custom = c["custom"]
+        try:
+            return from_seconds(
+                custom["mode"], custom["periods"], "custom", custom.get("overtime")
+            )
+        except (TimeControlError, KeyError, TypeError, AttributeError):
+            return presets.control(0)
+    return presets.control(c["preset"])
+
+
 def _copy(buf, text):
     for i in range(4):
         buf[i] = text[i]
@@ -222,16 +236,7 @@ class Ui:
 
     # ------------------------------------------------------------ setup
     def control_from_settings(self):
-        c = self.settings["control"]
-        if "custom" in c:
-            custom = c["custom"]
-            try:
-                return from_seconds(
-                    custom["mode"], custom["periods"], "custom", custom.get("overtime")
-                )
-            except (TimeControlError, KeyError, TypeError, AttributeError):
-                return presets.control(0)
-        return presets.control(c["preset"])
+        return control_of(self.settings["control"])
 
     def apply_options(self):
         s = self.settings

@@ -312,13 +312,9 @@ def test_a_full_flash_during_the_sweep_of_power_up_repairs():
     assert cuts > 30
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design question: after LOG Err the finished game waits in game.json only until "
-    "the next new game (SET clears it); it is recorded at the next power-up only if nobody "
-    "starts a game first, so on a clock that stays on the record is lost",
-)
 def test_a_record_that_failed_is_not_lost_when_the_next_game_starts():
+    """After LOG Err the finished game waits in game.json; the next new game records it
+    first (App._retry_record) instead of clearing it."""
     fs, p = play_game(LFS, BYOYOMI, half_moves(0, 12), pause)
     real = gamelog.save_game_log
     gamelog.save_game_log = lambda *a, **k: None  # the flash is full
@@ -330,7 +326,24 @@ def test_a_record_that_failed_is_not_lost_when_the_next_game_starts():
     p.key(U.PLAY)  # the message goes
     p.key(U.SET)  # a new game (the flash has room again, as after deleting a file)
     assert p.game.state == E.READY
-    assert len(records(fs)) == 1 or "/game.json" in fs.files
+    assert len(records(fs)) == 1 and "/game.json" not in fs.files
+
+
+def test_a_record_that_still_fails_keeps_the_game_and_says_so_again():
+    fs, p = play_game(LFS, BYOYOMI, half_moves(0, 12), pause)
+    real = gamelog.save_game_log
+    gamelog.save_game_log = lambda *a, **k: None  # the flash is full, and stays full
+    try:
+        p.dead_position()
+        p.key(U.PLAY)  # the message goes
+        p.key(U.SET)  # a new game: the record is tried again and fails again
+        assert p.app.ui.message == (b"LOG ", b"Err ")
+        assert json.loads(fs.files["/game.json"])["snap"][1] == E.FINISHED  # kept
+    finally:
+        gamelog.save_game_log = real
+    assert records(fs) == []
+    boot(fs)  # the next power-up (room again) records it
+    assert len(records(fs)) == 1 and "/game.json" not in fs.files
 
 
 def test_a_finished_game_recorded_just_after_the_wrap_is_not_recorded_twice():
