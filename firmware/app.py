@@ -27,8 +27,8 @@ the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic 
 a change is written 0-2 ms plus the work after its exact instant, never before.
 
 Errors: an exception in a wakeup is logged to /errors.log and the loop goes on (the displays
-keep the last times; the next wakeup polls everything); the watchdog resets a hung loop, and
-the game saved at the last pause is offered again at power-up.
+keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
+hung loop, and the game saved at the last pause is offered again at power-up.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
@@ -107,6 +107,7 @@ class App:
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
             self._poll_all = True
+            self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._sleep_ms = _ERROR_RETRY_MS
             try:
                 storage.append_log(
@@ -140,6 +141,11 @@ class App:
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
+                # An edge whose IRQ ran after the clock reading above is stamped after
+                # `now`: read the clock again, so no engine event is later than the `now`
+                # this wakeup renders and schedules with (else a clock that started 1 ms
+                # "in the future" looks stopped to next_change, and its display waits).
+                now = self.mono.update(time.ticks_us())
                 dirty = True
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later

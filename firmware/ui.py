@@ -627,9 +627,9 @@ class Ui:
             self.screen = S_GAME
             if self.resume_yes and snap is not None and self.game.restore(snap) == E.OK:
                 return REQ_RESUMED
+            self.new_game()  # before the message: new_game() puts the game screen up
             if self.resume_yes:
                 self.show_message(b"rES ", b"Err ", now)
-            self.new_game()
             return REQ_CLEAR_GAME
         return 0
 
