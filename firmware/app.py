@@ -75,6 +75,7 @@ class App:
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
+        self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
@@ -174,6 +175,13 @@ class App:
         if dirty or 0 <= self._next_render <= now:
             self.render(now)
             deadline = g.deadline()  # keys and events may have changed it
+        if self._save_flag:
+            # A flash write (tens of ms on the chip, interrupts off) only once the flag is
+            # on the displays; then wake again at once: `now` is old, the save may have
+            # shown a message.
+            self._save_flag = False
+            self.save_game(now)
+            self._next_render = 0
         self._sleep_ms = self._until_next(now, deadline)
 
     def _buttons(self, now):
@@ -215,14 +223,15 @@ class App:
         return nxt - now + 1 if nxt > now else 0
 
     def _events(self, ev):
-        """Sound for engine events; a flag that froze both clocks is saved at once (the
-        clocks are stopped, so a flash write stalls nothing), so a power loss before the
-        arbiter's ruling does not lose the fallen flag."""
+        """Sound for engine events; a flag that froze both clocks is saved in the same
+        wakeup, right after the render (the clocks are stopped, so the flash write stalls
+        no clock, but it would hold back the flag on the displays), so a power loss before
+        the arbiter's ruling does not lose the fallen flag."""
         now = self.mono.ms
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
             if self.ui.game.state == E.FLAGGED:
-                self.save_game(now)
+                self._save_flag = True
         elif ev & E.EV_PERIOD:
             self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
 

@@ -410,3 +410,42 @@ def test_power_lost_while_a_clock_runs_offers_the_last_pause(tmp_path):
     clock.run_ms(2_000)
     rec.check()
     no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ flash writes take time
+FLASH_WRITE_US = 30_000  # game.json on littlefs: a 4 KB sector erase is ~45 ms typical
+
+
+def slow_flash(monkeypatch):
+    """archive.save (game.json at a pause or a flag) takes FLASH_WRITE_US of virtual time,
+    with the CPU busy (the rp2 port keeps interrupts off while it erases and programs), as
+    on the chip; the host's file writes take no time otherwise."""
+    import archive
+
+    save = archive.save
+
+    def slow_save(*args, **kwargs):
+        ok = save(*args, **kwargs)
+        vtime.current.advance_us(FLASH_WRITE_US)
+        return ok
+
+    monkeypatch.setattr(archive, "save", slow_save)
+
+
+def test_the_flag_is_shown_before_it_is_saved(tmp_path, monkeypatch):
+    """At a flag (freeze on) the game is saved at once so a power cut keeps it; the save is
+    a flash write of tens of ms on the chip. The flag must still be on the display and the
+    LED within 5 ms of the deadline (issue 8), so the save comes after the render."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    slow_flash(monkeypatch)
+    lever(clock, "left")  # right runs 1:00
+    g = game(clock)
+    deadline_us = clock.at_us(g.deadline())
+    clock.run_ms(61_000)
+    assert g.state == E.FLAGGED and (tmp_path / "game.json").exists()
+    shown = [(t, tm1637_decode.text(lit)[0]) for t, lit in clock.chips[1].timeline]
+    zero = [t for t, text in shown if t >= deadline_us and text in (" 00 ", "FLAG")]
+    assert zero and zero[0] - deadline_us <= 5_000, "flag shown %d us late" % (
+        zero[0] - deadline_us
+    )
+    no_errors(tmp_path)

@@ -117,7 +117,7 @@ def boot(flash, control, options, start_before_wrap_us, battery_v):
 
 
 @settings(
-    max_examples=int(os.environ.get("LOOP_EXAMPLES", "40")),  # more to hunt
+    max_examples=int(os.environ.get("LOOP_EXAMPLES", "50")),  # more to hunt
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
