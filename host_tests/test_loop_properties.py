@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import machine
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_firmware_e2e import BATTERY_ADC
 
@@ -140,5 +140,12 @@ def test_loop_invariants_under_random_play(
         for step in steps:
             run_step(clock, step)
         clock.run_ms(300)
+        g = clock.app.ui.game
+        event("final state %s" % ("ready", "running", "paused", "flagged", "finished")[g.state])
+        if g.flagged[0] or g.flagged[1]:
+            event("a flag fell")
+        if g.in_overtime(0) or g.in_overtime(1):
+            event("overtime reached")
+        event("wakeups checked: %s" % ("< 100" if len(rec.states) < 100 else ">= 100"))
         rec.check()
         assert not (Path(flash) / "errors.log").exists()

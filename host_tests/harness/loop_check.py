@@ -30,7 +30,8 @@ import engine as E
 import machine
 import segments
 
-from harness.firmware import DISPLAY_PINS, LED_PINS, LEVER
+from harness import tm1637_decode
+from harness.firmware import LED_PINS, LEVER
 from harness.vtime import TICKS_MAX
 
 LAG_US = 5_000
@@ -60,7 +61,6 @@ class LoopRecorder:
         self.states = [(self.start_ms, self.start_us, copy.deepcopy(app.ui))]
         self.delivered = []  # (side, stamp_us, pre, post)
         self.cleared = []  # stamps thrown away in a menu
-        self.failures = []  # engine acceptance failures seen in on_lever
         wake = app.wake
 
         def recorded_wake():
@@ -238,11 +238,4 @@ class LoopRecorder:
 
 
 def _show(ch, v):
-    if ch == 2:
-        return v
-    from harness import tm1637_decode
-
-    return tm1637_decode.text(v)
-
-
-__all__ = ["LoopRecorder", "LAG_US", "DISPLAY_PINS"]
+    return v if ch == 2 else tm1637_decode.text(v)
