@@ -27,8 +27,8 @@ the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic 
 a change is written 0-2 ms plus the work after its exact instant, never before.
 
 Errors: an exception in a wakeup is logged to /errors.log and the loop goes on (the displays
-keep the last times; the next wakeup polls everything); the watchdog resets a hung loop, and
-the game saved at the last pause is offered again at power-up.
+keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
+hung loop, and the game saved at the last pause is offered again at power-up.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
@@ -75,6 +75,7 @@ class App:
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
+        self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
@@ -108,6 +109,7 @@ class App:
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
             self._poll_all = True
+            self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._sleep_ms = _ERROR_RETRY_MS
             try:
                 storage.append_log(
@@ -141,6 +143,11 @@ class App:
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
+                # An edge whose IRQ ran after the clock reading above is stamped after
+                # `now`: read the clock again, so no engine event is later than the `now`
+                # this wakeup renders and schedules with (else a clock that started 1 ms
+                # "in the future" looks stopped to next_change, and its display waits).
+                now = self.mono.update(time.ticks_us())
                 dirty = True
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later
@@ -169,6 +176,13 @@ class App:
         if dirty or 0 <= self._next_render <= now:
             self.render(now)
             deadline = g.deadline()  # keys and events may have changed it
+        if self._save_flag:
+            # A flash write (tens of ms on the chip, interrupts off) only once the flag is
+            # on the displays; then wake again at once: `now` is old, the save may have
+            # shown a message.
+            self._save_flag = False
+            self.save_game(now)
+            self._next_render = 0
         self._sleep_ms = self._until_next(now, deadline)
 
     def _buttons(self, now):
@@ -210,14 +224,15 @@ class App:
         return nxt - now + 1 if nxt > now else 0
 
     def _events(self, ev):
-        """Sound for engine events; a flag that froze both clocks is saved at once (the
-        clocks are stopped, so a flash write stalls nothing), so a power loss before the
-        arbiter's ruling does not lose the fallen flag."""
+        """Sound for engine events; a flag that froze both clocks is saved in the same
+        wakeup, right after the render (the clocks are stopped, so the flash write stalls
+        no clock, but it would hold back the flag on the displays), so a power loss before
+        the arbiter's ruling does not lose the fallen flag."""
         now = self.mono.ms
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
             if self.ui.game.state == E.FLAGGED:
-                self.save_game(now)
+                self._save_flag = True
         elif ev & E.EV_PERIOD:
             self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
 

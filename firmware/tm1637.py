@@ -97,6 +97,7 @@ class TM1637:
                 shown[i] = segs[i]
         if same:
             return False
+        self._valid = False  # unknown until the frame is through (whatever cuts it short)
         try:
             self._write_frame(ctrl)
         except OSError:

@@ -1,0 +1,451 @@
+"""Edge cases of the event-driven loop (issue 8) on the simulated board: an edge that comes
+in the middle of a wakeup, an exception inside a wakeup, a lever held for minutes, a press at
+the flag's exact instant, a button held through a game start, a message that expires, the
+brightness setting, the fake SoftI2C against extmod/machine_i2c.c. Each run is checked with
+harness/loop_check.py where the errors.log rule allows it (see test_loop_properties.py).
+"""
+
+import json
+
+import engine as E
+import machine
+import pytest
+from test_firmware_e2e import BATTERY_ADC, countdown, game, power_cycle, tap
+
+from harness import tm1637_decode, vtime
+from harness.firmware import BUTTON, LEVER, SimulatedClock
+from harness.loop_check import LoopRecorder
+
+FIDE = 0
+BULLET_1_0 = 8
+
+
+def boot(tmp_path, control=None, start_us=vtime.TICKS_PERIOD - 3_000_000, **options):
+    if control is not None or options:
+        from settings import defaults
+
+        s = defaults()
+        if control is not None:
+            s["control"] = control
+        s.update(options)
+        (tmp_path / "settings.json").write_text(json.dumps(s))
+    clock = SimulatedClock(tmp_path, start_us=start_us)
+    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
+    clock.run_ms(300)
+    return clock
+
+
+def lever(clock, name, hold_ms=60):
+    machine.press(LEVER[name])
+    clock.run_ms(hold_ms)
+    machine.release(LEVER[name])
+    clock.run_ms(40)
+
+
+def no_errors(tmp_path):
+    log = tmp_path / "errors.log"
+    assert not log.exists(), log.read_text()
+
+
+# ------------------------------------------------------------ an edge inside a wakeup
+def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display(tmp_path):
+    """A lever edge whose hard IRQ runs between the wakeup's clock reading and the drain
+    (a few us on the chip) is stamped in the next ms: the engine starts the new clock 1 ms
+    after the `now` the loop renders and schedules with. The next display change must still
+    be found (here the tenths of the side that starts with 9 s), not left to the 4 s feed."""
+    # boot_us % 1000 == 5: every wakeup that ends a poll on the ticks_ms grid reads 995 us
+    # past a monotonic ms, so an edge 10 us later falls in the next ms. (The two SoftI2C
+    # constructors' stop conditions take 40 us before the app starts its clock.)
+    start_us = vtime.TICKS_PERIOD - 3_000_000
+    start_us -= (start_us + 40 - 5) % 1000
+    clock = boot(tmp_path, {"preset": BULLET_1_0}, start_us=start_us)
+    assert clock.boot_us % 1000 == 5
+    lever(clock, "left")  # right (White) runs 1:00
+    clock.run_ms(51_000)
+    lever(clock, "right")  # left runs 1:00, right keeps about 9 s
+    clock.run_ms(1_200)
+    levers = clock.app.board.levers
+    pending = levers.pending
+    armed = [True]
+
+    def edge_inside_the_wakeup():
+        if armed[0] and clock.app.mono._rem_us >= 990:  # a wakeup on the ticks_ms grid
+            armed[0] = False
+            vtime.current.advance_us(10)  # the wakeup's own work before the drain
+            machine.press(LEVER["left"])  # the left player moves: its IRQ runs now
+        return pending()
+
+    levers.pending = edge_inside_the_wakeup
+    rec = LoopRecorder(clock)
+    clock.run_ms(1_000)  # the next wakeup (a digit or beat of the left's 0:59) takes it
+    machine.release(LEVER["left"])
+    assert not armed[0]
+    g = game(clock)
+    assert g.running == 1 and g.moves[0] == 1
+    clock.run_ms(3_000)
+    rec.check()  # every tenth of the right's countdown on time
+    no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ an exception in a wakeup
+def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
+    """A wakeup that fails half way (here the LED write after a lever press) is logged and
+    the loop goes on: the next wakeup (10 ms later) must draw what the failed one did not
+    (the LEDs and the new times), not wait for the next scheduled change, which in h:mm can
+    be a minute away, and later presses are served as usual."""
+    clock = boot(tmp_path)  # FIDE 90/40: h:mm on both sides
+    lever(clock, "left")  # right runs
+    clock.run_ms(5_000)
+    board = clock.app.board
+    set_leds = board.set_leds
+    fail = [True]
+
+    def flaky_set_leds(mask):
+        if fail[0]:
+            fail[0] = False
+            raise RuntimeError("injected")
+        set_leds(mask)
+
+    board.set_leds = flaky_set_leds
+    machine.press(LEVER["right"])  # White moves: the left clock starts
+    edge_ms = clock.mono_ms()
+    clock.run_ms(20)
+    assert not fail[0] and clock.app.errors == 1
+    assert "injected" in (tmp_path / "errors.log").read_text()
+    g = game(clock)
+    assert g.running == 0 and g.moves[1] == 1
+    assert clock.leds() == (1, 0), "the LEDs still show the side that moved"
+    left = machine.Pin(8)
+    lit = [t for _, t, level in left.trace if level == 1]
+    assert lit and clock.mono_ms(lit[-1]) - edge_ms <= 10 + 5
+    assert clock.display(1) == countdown(g.main[1])  # its time after the move, increment in
+    machine.release(LEVER["right"])
+    clock.run_ms(3_000)
+    lever(clock, "left")  # the loop serves presses as before
+    assert g.running == 1 and g.moves[0] == 1 and clock.leds() == (0, 1)
+
+
+def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path):
+    """A fault that makes every wakeup fail (a display bus that raises something other than
+    OSError, in the middle of a frame) is logged, the loop still feeds the watchdog and keeps
+    the clock's time; when the fault goes, the display shows the right time again at once,
+    not only at its next change (a frame cut short leaves the chip's content unknown)."""
+    clock = boot(tmp_path)
+    lever(clock, "left")
+    bus = clock.app.board.displays[1]._bus
+    write = bus.write
+    broken = [True]
+
+    def failing_write(buf):
+        if broken[0]:
+            raise RuntimeError("bus fault")
+        return write(buf)
+
+    bus.write = failing_write
+    clock.run_ms(70_000)  # more than the 8 s watchdog; the right's minute digit changes
+    assert clock.app.errors > 0
+    broken[0] = False
+    clock.run_ms(100)
+    g = game(clock)
+    now = clock.mono_ms()
+    assert g.state == E.RUNNING
+    assert clock.display(1) == countdown(g.remaining(1, now))
+
+
+# ------------------------------------------------------------ levers
+def test_a_lever_held_for_ten_minutes_then_released_rearms(tmp_path):
+    """The press counts at its first edge; held for 10 minutes (longer than ticks_diff's
+    2**29 us range, across a ticks_us wrap) while buttons are tapped, then released, the
+    lever re-arms and its next press counts."""
+    clock = boot(tmp_path)
+    rec = LoopRecorder(clock)
+    lever(clock, "left")  # right runs
+    clock.run_ms(2_000)
+    machine.press(LEVER["right"])  # right moves and keeps the lever down
+    for _ in range(6):
+        clock.run_ms(100_000)
+        tap(clock, "minus")  # a button edge rings the bell: the levers are looked at
+    machine.release(LEVER["right"])
+    clock.run_ms(50)
+    g = game(clock)
+    assert g.moves[1] == 1 and g.running == 0
+    lever(clock, "left")
+    clock.run_ms(1_000)
+    lever(clock, "right")
+    assert g.moves[1] == 2 and g.moves[0] == 1
+    rec.check()
+    no_errors(tmp_path)
+
+
+@pytest.mark.parametrize("early_us", [1, 0])
+def test_a_press_at_the_flag_deadline(tmp_path, early_us):
+    """A press stamped 1 us before the flag's exact instant is a move; one stamped at the
+    instant is not: the flag falls at it (the remaining time is then 0)."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    rec = LoopRecorder(clock)
+    lever(clock, "left")  # right runs 1:00
+    g = game(clock)
+    deadline_us = clock.at_us(g.deadline())
+    machine.after(deadline_us - early_us - clock.vt.us, lambda: machine.press(LEVER["right"]))
+    clock.run_ms(60_000)
+    machine.release(LEVER["right"])
+    clock.run_ms(100)
+    if early_us:
+        assert g.moves[1] == 1 and g.state == E.RUNNING and g.running == 0
+        assert g.log_entries()[0][3] == 1  # 1 ms left (the stamp's ms, floored)
+    else:
+        assert g.moves[1] == 0 and g.state == E.FLAGGED and g.first_flag == 1
+        assert g.flag_at[1] == clock.mono_ms(deadline_us)
+    rec.check()
+    no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ buttons
+def test_set_held_through_the_game_start_does_nothing_to_the_game(tmp_path):
+    """SET goes down on the ready screen, Black starts the clock, SET stays down past its
+    2 s long press: the running game ignores it (no settings menu, nothing written)."""
+    clock = boot(tmp_path)
+    rec = LoopRecorder(clock)
+    machine.press(BUTTON["set"])
+    clock.run_ms(500)
+    lever(clock, "left")
+    clock.run_ms(3_000)
+    machine.release(BUTTON["set"])
+    clock.run_ms(500)
+    g = game(clock)
+    assert g.state == E.RUNNING and clock.app.ui.screen == 0
+    assert not (tmp_path / "settings.json").exists()
+    rec.check()
+    no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ screens and settings
+def test_a_message_expires_on_time(tmp_path):
+    """Unreadable settings: `SEt  dEF` for 2 s from power-up, then the ready screen within
+    5 ms (the loop wakes for the message's end)."""
+    (tmp_path / "settings.json").write_text("{not json")
+    clock = SimulatedClock(tmp_path)
+    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
+    clock.run_ms(300)
+    rec = LoopRecorder(clock)
+    assert clock.display(0)[0] == "5Et "
+    clock.run_ms(2_000)
+    assert clock.display(0)[0] == "1h30"
+    ready = [t for t, lit in clock.chips[0].timeline if tm1637_decode.text(lit)[0] == "1h30"]
+    assert ready and 0 <= ready[0] - clock.at_us(2_000) <= 5_000
+    rec.check()
+
+
+def test_brightness_takes_effect_at_once_and_after_a_power_cycle(tmp_path):
+    clock = boot(tmp_path)
+    assert clock.brightness(0) == clock.brightness(1) == 4
+    tap(clock, "set", 2_300)  # the settings menu
+    for _ in range(5):
+        tap(clock, "set")
+    assert clock.display(0)[0] == "brIt"
+    rec = LoopRecorder(clock)
+    machine.press(BUTTON["plus"])
+    clock.run_ms(100)
+    machine.release(BUTTON["plus"])
+    clock.run_ms(50)  # released and settled: one step
+    assert clock.brightness(0) == clock.brightness(1) == 5
+    # Written within 5 ms of the key's wakeup (30 ms of debounce after the edge).
+    for chip in clock.chips:
+        changed = [i for i, h in enumerate(chip.history) if h[2] == 5]
+        assert changed
+    rec.check()
+    tap(clock, "play")  # save and leave
+    power_cycle(clock)
+    assert clock.brightness(0) == clock.brightness(1) == 5
+    no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ the fakes
+def test_fake_soft_i2c_frame_timing_matches_machine_i2c(tmp_path):
+    """extmod/machine_i2c.c at freq=100 kHz: a 5 us half period (`mp_hal_i2c_delay`, and one
+    more inside each `scl_release`); start = 3 delays; a byte = 1 + 8 x 2 + 2 + 1 = 20;
+    stop = 4. One TM1637 frame (three transactions of 1, 5 and 1 bytes) is then
+    3 x 7 + 7 x 20 = 161 delays = 805 us, with every byte acknowledged by the chip model."""
+    clock = boot(tmp_path)
+    tm = clock.app.board.displays[0]
+    tm.invalidate()
+    before = clock.vt.us
+    assert tm.show(bytes((0x3F, 0x06, 0x5B, 0x4F)))
+    assert clock.vt.us - before == 805
+    assert clock.display(0) == ("0123", False) and tm.nacks == 0
+
+
+def test_a_frame_cut_short_by_any_exception_is_rewritten():
+    """tm1637.py: an exception other than OSError from the bus in the middle of a frame must
+    not leave the driver believing the chip holds the new bytes."""
+    from tm1637 import TM1637
+
+    class Bus:
+        fail = False
+        writes = 0
+
+        def start(self):
+            pass
+
+        def stop(self):
+            pass
+
+        def write(self, buf):
+            self.writes += 1
+            if self.fail and self.writes == 2:
+                raise RuntimeError("cut")
+            return len(buf)
+
+    bus = Bus()
+    tm = TM1637(bus)
+    assert tm.show(bytes(4))
+    bus.fail, bus.writes = True, 0
+    with pytest.raises(RuntimeError):
+        tm.show(b"\x3f\x3f\x3f\x3f")
+    bus.fail = False
+    assert tm.show(b"\x3f\x3f\x3f\x3f"), "the same bytes again: the chip never got them"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="design question for the lead: a fault in every wakeup appends to errors.log "
+    "every 10 ms (_ERROR_RETRY_MS), i.e. ~100 flash writes a second while a clock runs "
+    "(each a stall of the RP2040 with interrupts off, and flash wear); a bound such as "
+    "logging only the 1st, 2nd, 4th, 8th... error with its count would keep it rare",
+)
+def test_a_persistent_fault_writes_the_flash_rarely(tmp_path):
+    clock = boot(tmp_path)
+    lever(clock, "left")
+    import storage
+
+    writes = []
+    append_log = storage.append_log
+
+    def counting(*args, **kwargs):
+        writes.append(clock.mono_ms())
+        return append_log(*args, **kwargs)
+
+    storage.append_log = counting
+    try:
+        board = clock.app.board
+
+        def broken(_pct=None):
+            raise RuntimeError("a buzzer that raises")
+
+        board.buzzer.next_due = broken
+        clock.run_ms(60_000)
+    finally:
+        storage.append_log = append_log
+    assert clock.app.errors > 1_000  # every wakeup failed
+    assert len(writes) <= 20, "%d writes of errors.log in a minute of play" % len(writes)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="design question for the lead: the monotonic ms clock (monoclock.py) starts at "
+    "power-up and never re-bases; after 2**31 ms (24.8 days powered, e.g. a club clock on "
+    "USB) a flag's instant overflows the engine's int32 arrays (flag_at), the flag never "
+    "freezes the clocks and every later flag fails (past 2**30 ms every time is a big int, "
+    "so the hot path allocates); e.g. re-base the clock whenever no game is running",
+)
+def test_a_flag_still_falls_after_25_days_of_power(tmp_path):
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    # As if the board had been powered for 24.8 days: the app's clock reads 2**31 - 30 s.
+    # (Simulating the 535 000 watchdog wakeups of those days would take minutes.)
+    clock.app.mono.ms += 2**31 - 30_000
+    clock.run_ms(100)
+    lever(clock, "left")
+    clock.run_ms(65_000)
+    g = game(clock)
+    assert clock.app.errors == 0
+    assert g.state == E.FLAGGED and g.first_flag == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="harness fidelity: the fake SoftI2C's bit delays advance virtual time without "
+    "running host events, so a GPIO edge that comes during a display frame runs its IRQ "
+    "(and is stamped) only when the frame ends, up to ~1.6 ms late; on the RP2040 "
+    "mp_hal_delay_us busy-waits with interrupts on and the lever IRQ stamps at once. No "
+    "current test depends on it (their edges come while the loop sleeps)",
+)
+def test_a_lever_edge_during_a_display_frame_is_stamped_at_once(tmp_path):
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    lever(clock, "left")  # right runs 1:00 in mm:ss: a frame at each half second
+    g = game(clock)
+    change_us = clock.at_us(g.turn_start + 1_000)  # 0:59 and the beat: a frame written
+    edge_us = change_us + 1_200  # the wakeup comes 0-1 ms after it, the frame takes 0.8 ms
+    machine.after(edge_us - clock.vt.us, lambda: machine.press(LEVER["right"]))
+    clock.run_ms(1_500)
+    machine.release(LEVER["right"])
+    clock.run_ms(50)
+    shown = [t for t, _ in clock.chips[1].timeline if change_us <= t <= change_us + 5_000]
+    assert shown and shown[0] > edge_us  # the frame was on the wires at the edge
+    assert g.moves[1] == 1
+    pin = machine.Pin(LEVER["right"])
+    stamped_us = [t for _, t, level in pin.trace if level == 0][-1]
+    assert stamped_us == edge_us, "stamped %d us late" % (stamped_us - edge_us)
+
+
+def test_power_lost_while_a_clock_runs_offers_the_last_pause(tmp_path):
+    """The power goes while the loop sleeps with a clock running: the game comes back as it
+    was saved at its last pause, and the loop keeps its invariants after the resume."""
+    clock = boot(tmp_path, {"preset": 7})  # blitz 5+0
+    lever(clock, "left")
+    clock.run_ms(4_000)
+    tap(clock, "play")  # paused: saved
+    g = game(clock)
+    saved = (g.remaining(0, 0), g.remaining(1, 0))
+    tap(clock, "play")  # runs again
+    clock.run_ms(7_321)  # asleep between two changes
+    power_cycle(clock)
+    assert clock.display(0)[0] == "rE5 "
+    tap(clock, "play")  # yes
+    g = game(clock)
+    assert g.state == E.PAUSED and (g.remaining(0, 0), g.remaining(1, 0)) == saved
+    rec = LoopRecorder(clock)
+    tap(clock, "play")
+    clock.run_ms(3_000)
+    lever(clock, "right")
+    clock.run_ms(2_000)
+    rec.check()
+    no_errors(tmp_path)
+
+
+# ------------------------------------------------------------ flash writes take time
+FLASH_WRITE_US = 30_000  # game.json on littlefs: a 4 KB sector erase is ~45 ms typical
+
+
+def slow_flash(monkeypatch):
+    """archive.save (game.json at a pause or a flag) takes FLASH_WRITE_US of virtual time,
+    with the CPU busy (the rp2 port keeps interrupts off while it erases and programs), as
+    on the chip; the host's file writes take no time otherwise."""
+    import archive
+
+    save = archive.save
+
+    def slow_save(*args, **kwargs):
+        ok = save(*args, **kwargs)
+        vtime.current.advance_us(FLASH_WRITE_US)
+        return ok
+
+    monkeypatch.setattr(archive, "save", slow_save)
+
+
+def test_the_flag_is_shown_before_it_is_saved(tmp_path, monkeypatch):
+    """At a flag (freeze on) the game is saved at once so a power cut keeps it; the save is
+    a flash write of tens of ms on the chip. The flag must still be on the display and the
+    LED within 5 ms of the deadline (issue 8), so the save comes after the render."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    slow_flash(monkeypatch)
+    lever(clock, "left")  # right runs 1:00
+    g = game(clock)
+    deadline_us = clock.at_us(g.deadline())
+    clock.run_ms(61_000)
+    assert g.state == E.FLAGGED and (tmp_path / "game.json").exists()
+    shown = [(t, tm1637_decode.text(lit)[0]) for t, lit in clock.chips[1].timeline]
+    zero = [t for t, text in shown if t >= deadline_us and text in (" 00 ", "FLAG")]
+    assert zero and zero[0] - deadline_us <= 5_000, "flag shown %d us late" % (
+        zero[0] - deadline_us
+    )
+    no_errors(tmp_path)
