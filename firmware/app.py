@@ -26,8 +26,9 @@ and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm p
 the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic clock's), so
 a change is written 0-2 ms plus the work after its exact instant, never before.
 
-Errors: an exception in a wakeup is logged to /errors.log and the loop goes on (the displays
-keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
+Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
+their count, so a fault that repeats does not wear the flash) and the loop goes on (the
+displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
 hung loop, and the game saved at the last pause is offered again at power-up.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
@@ -48,7 +49,7 @@ import settings as settings_mod
 import storage
 import ui as ui_mod
 from micropython import const
-from monoclock import MonoClock
+from monoclock import REBASE_MS, MonoClock
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
@@ -111,15 +112,17 @@ class App:
             self._poll_all = True
             self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._sleep_ms = _ERROR_RETRY_MS
-            try:
-                storage.append_log(
-                    storage.join(self.root, ERROR_LOG),
-                    "%d %s" % (self.mono.ms, repr(exc)),
-                    4096,
-                    self.fs,
-                )
-            except Exception:
-                pass
+            n = self.errors
+            if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th... error: a fault in every
+                try:  # wakeup must not write the flash 100 times a second
+                    storage.append_log(
+                        storage.join(self.root, ERROR_LOG),
+                        "%d #%d %s" % (self.mono.ms, n, repr(exc)),
+                        4096,
+                        self.fs,
+                    )
+                except Exception:
+                    pass
         wdt = self.wdt
         if wdt is not None:
             wdt.feed()
@@ -137,6 +140,8 @@ class App:
         rang = b.bell.take() or self._poll_all  # before looking at the sources
         self._poll_all = False
         now = self.mono.update(time.ticks_us())
+        if now >= REBASE_MS and self._can_rebase(now):
+            now = self._rebase()
         self.wakeups += 1
         dirty = False
         levers = b.levers
@@ -184,6 +189,31 @@ class App:
             self.save_game(now)
             self._next_render = 0
         self._sleep_ms = self._until_next(now, deadline)
+
+    def _can_rebase(self, now):
+        """True when no instant is kept in the monotonic count but the loop's own: a game
+        ready (the engine holds no time yet) or finished (its instants are never used
+        again), the game screen (no message), silent, no button down or settling (their
+        pending instants would be in the old count). A game paused or flagged for days keeps
+        the old count until it ends: ints stay small for 12.4 days, int32 for 24.8."""
+        b = self.board
+        return (
+            self.ui.game.state in (E.READY, E.FINISHED)
+            and self.ui.screen == ui_mod.S_GAME
+            and b.buzzer.next_due(now) < 0
+            and b.buttons.next_due(now) < 0
+        )
+
+    def _rebase(self):
+        """Restart the monotonic count at 0 (see monoclock.py); every due instant of the
+        loop is recomputed at once. Returns the new `now`."""
+        self.mono.rebase()
+        self._next_render = 0
+        self._battery_due = 0
+        if self._lever_due >= 0:
+            self._lever_due = 0
+        self._button_due = -1
+        return 0
 
     def _buttons(self, now):
         """Poll the buttons and hand their events to the UI; True when there were any."""

@@ -11,10 +11,17 @@ before or after the last update maps onto the same ms grid (floor), so move dura
 computed from two stamps are exact to within 1 ms and errors never accumulate.
 
 Allocation-free: `update` and `ms_at` only do small-int arithmetic (hard-IRQ safe too, though
-the firmware only calls them from the loop).
+the firmware only calls them from the loop) while `ms` stays below 2**30 (12.4 days). The
+shell re-bases the count (`rebase`) when it has passed REBASE_MS and no game holds an
+instant in it, so a clock powered for weeks keeps small ints (and the engine's int32
+arrays never overflow at 24.8 days).
 """
 
 from time import ticks_diff
+
+from micropython import const
+
+REBASE_MS = const(1 << 29)  # 6.2 days: past this the shell re-bases when it safely can
 
 
 class MonoClock:
@@ -33,6 +40,11 @@ class MonoClock:
             self.ms += total // 1000
             self._rem_us = total % 1000
         return self.ms
+
+    def rebase(self):
+        """Count from 0 again (the us remainder and the tick reference stay, so no time is
+        lost). Only the caller knows that no stored instant refers to the old count."""
+        self.ms = 0
 
     def ms_at(self, stamp_us):
         """Monotonic ms of a raw stamp within half a tick period of the last update."""

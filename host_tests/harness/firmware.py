@@ -125,7 +125,7 @@ class SimulatedClock:
         def stop():
             raise Stop()
 
-        machine.after(ms * 1000, stop)
+        machine.after(ms * 1000, stop, irq=False)  # control comes back when Python runs
         try:
             self._boot_and_run()
         except Stop:

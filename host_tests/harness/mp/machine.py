@@ -30,7 +30,8 @@ Behaviour copied from the rp2 port (facts, not code):
 - `SoftI2C(scl, sda, *, freq=400000, timeout=50000)`: extmod/machine_i2c.c's bit-banging,
   step for step, on the fake pins (both made open drain, pulls kept, as
   mp_hal_pin_open_drain does): half-period delay `500000 // freq` us (at least 1), which
-  advances virtual time without running events (the CPU is busy in C); clock stretching
+  advances virtual time running only pin-edge events (the CPU busy-waits in C, where hard
+  IRQs still run); clock stretching
   waits for SCL high up to `timeout` us, else OSError(ETIMEDOUT); the constructor sends a
   stop. Primitives `start()`, `stop()`, `write(buf)` (ACK count, stops at the first NACK;
   the ACK is read on SDA at the ninth clock), and `writeto(addr, buf)` for completeness.
@@ -363,9 +364,9 @@ def _switch(id, level, bounce):
 class _Event:
     """Handle of a host event made by after()."""
 
-    def __init__(self, fn, delay_us):
+    def __init__(self, fn, delay_us, irq=True):
         self.fn = fn
-        self.entry = _schedule(_now() + delay_us, self._fire)
+        self.entry = _schedule(_now() + delay_us, self._fire, irq)
 
     def _fire(self):
         self.entry = None
@@ -377,22 +378,26 @@ class _Event:
         self.entry = None
 
 
-def _schedule(deadline_us, fn):
+def _schedule(deadline_us, fn, irq=True):
     _board.order += 1
-    entry = [deadline_us, _board.order, fn]
+    entry = [deadline_us, _board.order, fn, irq]
     _board.events.append(entry)
     return entry
 
 
-def after(delay_us, fn):
+def after(delay_us, fn, irq=True):
     """Host event: call fn() when virtual time reaches now + delay_us. Returns a handle
-    with cancel()."""
-    return _Event(fn, delay_us)
+    with cancel(). `irq`: the event is a change of the outside world (a pin edge) that may
+    happen while the chip busy-waits in C (SoftI2C's bit delays), where hard IRQs still
+    run; False for events that must wait for Python to run again (the harness's stop)."""
+    return _Event(fn, delay_us, irq)
 
 
-def _next_due(limit_us):
+def _next_due(limit_us, irq_only=False):
     due = None
     for entry in _board.events:
+        if irq_only and not entry[3]:
+            continue
         if entry[0] <= limit_us and (due is None or entry[:2] < due[:2]):
             due = entry
     wdt = _board.wdt
@@ -403,15 +408,16 @@ def _next_due(limit_us):
     return due, None
 
 
-def advance(us):
+def advance(us, irq_only=False):
     """Move virtual time forward by `us`, running every timer, host event and watchdog that
-    falls due, in time order, with the clock set to each one's deadline."""
+    falls due, in time order, with the clock set to each one's deadline. `irq_only`: only
+    the events after() made with irq=True (and the watchdog): time spent busy in C code."""
     if us < 0:
         raise ValueError("time does not run backwards")
     vt = vtime.current
     target = vt.us + us
     while True:
-        entry, wdt = _next_due(target)
+        entry, wdt = _next_due(target, irq_only)
         if wdt is not None:
             vt.us = wdt._deadline + 1
             wdt._bite()
@@ -472,7 +478,7 @@ class Timer:
         self._arm(_now() + self._delta_us)
 
     def _arm(self, deadline):
-        self._entry = _schedule(deadline, self._fire)
+        self._entry = _schedule(deadline, self._fire, False)  # soft: runs when Python does
 
     def _fire(self):
         deadline = self._entry[0]
@@ -627,7 +633,7 @@ class SoftI2C:
         self._stop()
 
     def _wait(self, us):
-        vtime.current.advance_us(us)
+        advance(us, irq_only=True)  # busy-waits in C: pin edges (hard IRQs) still run
 
     @staticmethod
     def _od(pin, level):
