@@ -1,6 +1,6 @@
 """The board: the one module that knows the pin map (hardware/README.md) and creates the
-Pin, SoftI2C, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed what it
-needs.
+Pin, SoftI2C, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed
+what it needs.
 
 Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
 edge rings `bell` (doorbell.py), which ends the loop's sleep. The lever handlers stamp the

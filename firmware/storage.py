@@ -201,18 +201,18 @@ def _load(path, fs, parse, limit, stream=False):
         return None, CORRUPT
 
 
-def _json_object(text):
-    value = json.loads(text)
+def _object(value):
     if not isinstance(value, dict):
         raise ValueError("not an object")
     return value
+
+
+def _json_object(text):
+    return _object(json.loads(text))
 
 
 def _json_object_stream(f):
-    value = json.load(f)  # MicroPython parses from the stream until its end
-    if not isinstance(value, dict):
-        raise ValueError("not an object")
-    return value
+    return _object(json.load(f))  # MicroPython parses from the stream until its end
 
 
 def recover_json(path, fs=os, limit=READ_LIMIT, stream=False):

@@ -817,33 +817,35 @@ class Ui:
         if state != E.RUNNING:
             return nxt
         stopwatch = g.control.mode == MODE_UPCOUNT
+        s = g.running
+        rs = 0  # the running side's remaining time
         for side in (0, 1):
             r = g.remaining(side, now)
+            if side == s:
+                rs = r
             trend = g.remaining(side, now + 1) - r  # 1 ms later: -1 falls, 0 still, 1 rises
             if trend:
                 n = timefmt.next_change(r, trend > 0, not stopwatch)
                 if n > 0 and (nxt < 0 or now + n < nxt):
                     nxt = now + n
-        s = g.running
         d = g.delay_left(s, now)
         if d and (nxt < 0 or now + d < nxt):
             nxt = now + d  # the main time starts to fall; the beat changes reference
         if g.control.ot_count and (g.in_overtime(0) or g.in_overtime(1)) and not d:
             # Overtime counters alternate with the time when the running side's remaining
             # time falls to an odd multiple of 1000 ms (see _render_game).
-            r = g.remaining(s, now)
-            if r > 1_000:
-                b = (r - 1) // 1_000  # the next whole second below r
+            if rs > 1_000:
+                b = (rs - 1) // 1_000  # the next whole second below rs
                 if not b & 1:
                     b -= 1
-                if nxt < 0 or now + r - b * 1_000 < nxt:
-                    nxt = now + r - b * 1_000
+                if nxt < 0 or now + rs - b * 1_000 < nxt:
+                    nxt = now + rs - b * 1_000
         if self._beating:
             # The beat flips at the next half second of the counting time (see _beat).
             if stopwatch:
-                n = 500 - g.remaining(s, now) % 500
+                n = 500 - rs % 500
             else:
-                n = ((d or g.remaining(s, now)) - 1) % 500 + 1
+                n = ((d or rs) - 1) % 500 + 1
             if nxt < 0 or now + n < nxt:
                 nxt = now + n
         return nxt
