@@ -26,9 +26,6 @@ from doorbell import Doorbell
 from micropython import const
 
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks wrap at 2**30
-# SoftI2C half-period delays in one TM1637 frame (extmod/machine_i2c.c): 3 starts x 3,
-# 3 stops x 4, 7 bytes x 20 (one before SCL falls, 2 per bit, 3 for the ACK clock)
-FRAME_BUS_DELAYS = const(161)
 
 
 class VirtualTime:
@@ -103,10 +100,7 @@ class FakePin:
 
 class FakeBus:
     """SoftI2C's primitives (start/write/stop) as tm1637.py uses them; every byte is
-    acknowledged. The bit time is not spent here (see FRAME_BUS_DELAYS)."""
-
-    def __init__(self):
-        self.bytes = 0
+    acknowledged. The bit time is not spent here (tools/bench.py adds it)."""
 
     def start(self):
         pass
@@ -115,7 +109,6 @@ class FakeBus:
         pass
 
     def write(self, buf):
-        self.bytes += len(buf)
         return len(buf)
 
 
@@ -127,7 +120,6 @@ class BenchBell(Doorbell):
     def __init__(self, clock):
         super().__init__()
         self.clock = clock
-        self.waits = 0
         self.press_us = -1  # total_us of the scheduled press, -1 = none
         self.press_pin = None
 
@@ -136,7 +128,6 @@ class BenchBell(Doorbell):
         self.press_pin = pin
 
     def wait(self, timeout_ms):
-        self.waits += 1
         clock = self.clock
         if self.rung[0] != self.seen:
             return

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import bootsel
+import micropython_uf2
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -294,7 +295,7 @@ class ViaBootsel(NamedTuple):
     confirm: object  # (question) -> True | False, or None when there is nobody to ask
     environ: dict  # for release.build (MICROPYTHON_UF2)
     micropython: str  # a MicroPython .uf2 to use instead of the pinned one, "" for the pin
-    fetch: object  # release.build's download function
+    fetch: object = micropython_uf2.default_fetch  # release.build's download function
     sleep: object = time.sleep
     monotonic: object = time.monotonic
 
@@ -331,8 +332,7 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
 def install_release(root, drive, runner, mpremote, out, python, via_bootsel):
     """Build the release .uf2, copy it onto the RPI-RP2 drive after a yes, and wait until
     MicroPython's serial port is there. Returns the exit status."""
-    import micropython_uf2  # imported here: release.py imports this module
-    import release
+    import release  # imported here: release.py imports this module
 
     print("no MicroPython board answers, but a Pico in BOOTSEL mode does: %s" % drive, file=out)
     try:
@@ -580,14 +580,11 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, via_bootsel=N
     runner = Runner(args.root) if runner is None else runner
     mpremote = mpremote_command(environ)
     if via_bootsel is None:
-        import micropython_uf2  # imported here: release.py imports this module
-
         via_bootsel = ViaBootsel(
             drive_finder(args.drive),
             (lambda question: True) if args.yes else ask_on_terminal,
             dict(os.environ if environ is None else environ),
             args.micropython,
-            micropython_uf2.default_fetch,
         )
     try:
         if args.command == "flash":

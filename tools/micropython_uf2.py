@@ -57,7 +57,6 @@ class ReleaseError(Exception):
 
 
 class Firmware(NamedTuple):
-    data: bytes  # the .uf2 file as obtained
     pages: list  # [(address, 256-byte payload)] in file order
     start: int  # lowest address
     end: int  # end of the highest page (exclusive)
@@ -66,7 +65,6 @@ class Firmware(NamedTuple):
     board: str
     filesystem: tuple  # (address, bytes) declared by the firmware, () when not declared
     warnings: list
-    source: str  # where the bytes came from, for messages
 
 
 def sha256_hex(data):
@@ -282,7 +280,6 @@ def inspect(data, fs_address, fs_bytes, source="the MicroPython .uf2"):
     if info["name"] and not declared:
         warnings.append("%s declares no filesystem in its binary info" % source)
     return Firmware(
-        bytes(data),
         pages,
         start,
         end,
@@ -291,5 +288,4 @@ def inspect(data, fs_address, fs_bytes, source="the MicroPython .uf2"):
         info["board"],
         declared[0] if declared else (),
         warnings,
-        source,
     )

@@ -47,7 +47,6 @@ BLOCK_BYTES = 512
 DATA_BYTES = 476  # payload area of a block
 PAGE_BYTES = 256  # the payload the RP2040 boot ROM takes, one flash page
 SECTOR_BYTES = 4096  # the RP2040's flash erase unit (and the boot ROM's)
-PAGES_PER_SECTOR = SECTOR_BYTES // PAGE_BYTES
 ERASED_PAGE = b"\xff" * PAGE_BYTES  # what an erased flash page reads as
 
 RP2040_FLASH_START = 0x10000000  # XIP base: flash offset 0

@@ -29,6 +29,7 @@ import copy
 import engine as E
 import machine
 import segments
+from levers import Levers
 
 from harness import tm1637_decode
 from harness.firmware import LED_PINS, LEVER
@@ -36,7 +37,7 @@ from harness.vtime import TICKS_MAX
 
 LAG_US = 5_000
 ARMED_US = 25_000  # quiet time that surely re-armed a lever (20 ms + the loop's 1-2 ms grid)
-DEBOUNCE_US = 20_000
+DEBOUNCE_US = Levers.debounce_us
 
 
 def _render(ui, t):

@@ -30,7 +30,6 @@ class Deadlock(Exception):
 class _Poll:
     def __init__(self):
         self._objs = {}
-        self.polls = 0  # ioctl rounds (a wakeup of the WFE each, for tests)
 
     def register(self, obj, events=POLLIN | POLLOUT):
         self._objs[id(obj)] = (obj, events)
@@ -44,7 +43,6 @@ class _Poll:
         self._objs[id(obj)] = (obj, events)
 
     def _ready(self):
-        self.polls += 1
         n = 0
         for obj, events in list(self._objs.values()):
             ret = obj.ioctl(_MP_STREAM_POLL, events)

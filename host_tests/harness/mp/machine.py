@@ -34,7 +34,7 @@ Behaviour copied from the rp2 port (facts, not code):
   IRQs still run); clock stretching
   waits for SCL high up to `timeout` us, else OSError(ETIMEDOUT); the constructor sends a
   stop. Primitives `start()`, `stop()`, `write(buf)` (ACK count, stops at the first NACK;
-  the ACK is read on SDA at the ninth clock), and `writeto(addr, buf)` for completeness.
+  the ACK is read on SDA at the ninth clock): what tm1637.py uses.
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
 
 Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
@@ -708,16 +708,6 @@ class SoftI2C:
             if ret:
                 break
             acks += 1
-        return acks
-
-    def writeto(self, addr, buf, stop=True):
-        self.start()
-        if self._check(self._write_byte(addr << 1)):
-            self.stop()
-            raise OSError(19)  # ENODEV
-        acks = self.write(buf)
-        if stop:
-            self.stop()
         return acks
 
 
