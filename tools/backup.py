@@ -29,21 +29,6 @@ KEEP_DIRS = ("games",)
 DEFAULT_OUT = "backups"
 
 
-def board_listing(runner, board, path=":"):
-    """{name: is_dir} of one directory on the board (`mpremote fs ls`)."""
-    result = runner.run(board + ["fs", "ls", path])
-    if result.returncode != 0:
-        raise flash.FlashError(
-            "could not list %s on the board: %s" % (path, flash.last_line(result))
-        )
-    entries = {}
-    for line in result.stdout.splitlines():
-        match = re.fullmatch(r"\s*\d+ (.+?)(/?)\s*", line)
-        if match:
-            entries[match.group(1)] = bool(match.group(2))
-    return entries
-
-
 def folder_name(stamp, serial):
     tail = re.sub(r"[^A-Za-z0-9]", "", serial or "")[-8:]
     return "clock-%s%s" % (stamp, "-" + tail if tail and tail != "None" else "")
@@ -51,23 +36,19 @@ def folder_name(stamp, serial):
 
 def backup(runner, mpremote, port, out_dir, out, now=time.localtime):
     """Pull the records into a new dated folder; returns (folder, problems)."""
-    serial = ""
-    if not port:
-        devices = flash.list_devices(runner, mpremote)
-        port = flash.find_port(runner, mpremote, devices)
-        serial = next((d.serial for d in devices if d.port == port), "")
-        print("found a MicroPython Pico on %s" % port, file=out)
-    port = flash.resolve_port(runner, mpremote, port, out)
+    devices = None if port else flash.list_devices(runner, mpremote)
+    port = flash.resolve_port(runner, mpremote, port, out, devices)
+    serial = next((d.serial for d in devices or () if d.port == port), "")
     board = mpremote + ["connect", port]
     try:
-        root = board_listing(runner, board)
+        root = flash.board_listing(runner, board)
         files = [n for n in KEEP_FILES if root.get(n) is False]
         dirs = [n for n in KEEP_DIRS if root.get(n) is True]
         wanted = list(files)
         for name in dirs:
             wanted += [
                 "%s/%s" % (name, n)
-                for n, d in board_listing(runner, board, ":" + name).items()
+                for n, d in flash.board_listing(runner, board, ":" + name).items()
                 if not d
             ]
         if not wanted:

@@ -369,17 +369,8 @@ def game_files(directory):
 def list_board_games(runner, board):
     """Names of the gNNN.json files in :games on the board, with leftover tmps (see above);
     [] when there is no such dir."""
-    result = runner.run(board + ["fs", "ls", ":games"])
-    text = result.stdout + "\n" + result.stderr
-    if result.returncode != 0:
-        if "No such file" in text or "ENOENT" in text:
-            return []
-        raise flash.FlashError("could not list :games on the board: %s" % flash.last_line(result))
-    names = []
-    for line in result.stdout.splitlines():
-        match = re.fullmatch(r"\s*\d+\s+(g\d{3}\.json(?:\.tmp)?)\s*", line)
-        if match:
-            names.append(match.group(1))
+    listing = flash.board_listing(runner, board, ":games", missing_ok=True)
+    names = [n for n in listing if re.fullmatch(r"g\d{3}\.json(?:\.tmp)?", n)]
     return with_leftovers(names)
 
 

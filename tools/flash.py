@@ -185,10 +185,11 @@ def check_micropython(runner, mpremote, port):
     return version
 
 
-def resolve_port(runner, mpremote, port, out):
-    """The given port or the one found, after proving it runs MicroPython."""
+def resolve_port(runner, mpremote, port, out, devices=None):
+    """The given port or the one found (among `devices` when already listed), after proving
+    it runs MicroPython."""
     if not port:
-        port = find_port(runner, mpremote)
+        port = find_port(runner, mpremote, devices)
         print("found a MicroPython Pico on %s" % port, file=out)
     version = check_micropython(runner, mpremote, port)
     try:
@@ -202,6 +203,23 @@ def resolve_port(runner, mpremote, port, out):
             file=out,
         )
     return port
+
+
+def board_listing(runner, board, path=":", missing_ok=False):
+    """{name: is_dir} of one directory on the board (`mpremote fs ls`); {} for a missing
+    directory when `missing_ok`, else FlashError when it cannot be listed."""
+    result = runner.run(board + ["fs", "ls", path])
+    if result.returncode != 0:
+        text = result.stdout + "\n" + result.stderr
+        if missing_ok and ("No such file" in text or "ENOENT" in text):
+            return {}
+        raise FlashError("could not list %s on the board: %s" % (path, last_line(result)))
+    entries = {}
+    for line in result.stdout.splitlines():
+        match = re.fullmatch(r"\s*\d+\s+(.+?)(/?)\s*", line)
+        if match:
+            entries[match.group(1)] = bool(match.group(2))
+    return entries
 
 
 def firmware_split(firmware_dir):
@@ -307,6 +325,7 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
     compiled, _kept = firmware_split(root / "firmware")
     if not (root / "firmware" / "main.py").is_file():
         raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    devices = None
     if not port and via_bootsel is not None:
         devices = list_devices(runner, mpremote)
         if not any(d.usb_id == PICO_USB_ID for d in devices):
@@ -318,9 +337,7 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
                     "several RPI-RP2 drives found (%s); choose one with DRIVE=..."
                     % ", ".join(str(d) for d in drives)
                 )
-        port = find_port(runner, mpremote, devices)
-        print("found a MicroPython Pico on %s" % port, file=out)
-    port = resolve_port(runner, mpremote, port, out)
+    port = resolve_port(runner, mpremote, port, out, devices)
     if compiled:
         (root / BUILD).mkdir(exist_ok=True)
     _run_steps(runner, plan_flash(root, port, mpremote, python), out)
