@@ -128,7 +128,9 @@ class App:
             wdt.feed()
 
     def on_lever(self, side, stamp_us):
-        ev = self.ui.game.press(side, self.mono.ms_at(stamp_us))
+        mono = self.mono
+        at = mono.ms_at(stamp_us)  # the stamp's exact instant: ms, and its us in at_us
+        ev = self.ui.game.press(side, at, mono.at_us)
         if ev:
             self._events(ev)
 
@@ -144,7 +146,12 @@ class App:
             now = self._rebase()
         self.wakeups += 1
         dirty = False
+        # Deadlines are ticked up to this reading only: every lever stamp before it is in
+        # the ring now (an IRQ that stamped earlier has finished), so the drain below hands
+        # the engine every press before a deadline it processes (engine.py's contract).
+        drained = now
         levers = b.levers
+        pressed = False
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
@@ -154,6 +161,7 @@ class App:
                 # "in the future" looks stopped to next_change, and its display waits).
                 now = self.mono.update(time.ticks_us())
                 dirty = True
+                pressed = True
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later
         if rang or 0 <= self._lever_due <= now:
@@ -161,8 +169,8 @@ class App:
             self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
         g = ui.game
         deadline = g.deadline()
-        if 0 <= deadline <= now:
-            ev = g.tick(now)
+        if 0 <= deadline <= drained:  # a later one: the next wakeup, at once (_until_next)
+            ev = g.tick(drained)
             if ev:
                 self._events(ev)
                 dirty = True
@@ -181,6 +189,11 @@ class App:
         if dirty or 0 <= self._next_render <= now:
             self.render(now)
             deadline = g.deadline()  # keys and events may have changed it
+            if pressed and g.last_event == now and g.last_us:
+                # A press stamped inside this ms (after now.000): the times bend there, so
+                # next_change's 1 ms per ms look from `now` may miss the first change; look
+                # again from the next ms (engine.py's contract).
+                self._next_render = now + 1
         if self._save_flag:
             # A flash write (tens of ms on the chip, interrupts off) only once the flag is
             # on the displays; then wake again at once: `now` is old, the save may have

@@ -6,9 +6,12 @@ half of that, while a player may think for hours. The loop calls `update(ticks_u
 more than a fraction of the period; the count is kept as whole ms plus a us remainder, so it
 never drifts, and stays a small int for 12 days of uptime.
 
-Lever stamps taken in an interrupt are converted with `ms_at(stamp_us)`: a stamp slightly
-before or after the last update maps onto the same ms grid (floor), so move durations
-computed from two stamps are exact to within 1 ms and errors never accumulate.
+Lever stamps taken in an interrupt are converted with `ms_at(stamp_us)`: it returns the ms of
+the stamp on the same grid (floor) and leaves its us within that ms in `at_us` (0..999), so
+the pair is the stamp's exact instant on the monotonic clock: the interval between two stamps
+is exact to the us (the engine charges moves with it, engine.py), however many wraps and
+updates lie between them. A stamp slightly before the last update (taken in an IRQ just
+before the loop read the clock) maps correctly too.
 
 Allocation-free: `update` and `ms_at` only do small-int arithmetic (hard-IRQ safe too, though
 the firmware only calls them from the loop) while `ms` stays below 2**30 (12.4 days). The
@@ -29,6 +32,7 @@ class MonoClock:
         self._last_us = now_us  # raw ticks_us at the last update
         self._rem_us = 0  # 0..999 us not yet counted in `ms`
         self.ms = 0  # monotonic ms since construction
+        self.at_us = 0  # us within its ms of the stamp last given to ms_at (0..999)
 
     def update(self, now_us):
         """Advance to the raw tick value `now_us`; returns the monotonic ms. A value from
@@ -47,5 +51,8 @@ class MonoClock:
         self.ms = 0
 
     def ms_at(self, stamp_us):
-        """Monotonic ms of a raw stamp within half a tick period of the last update."""
-        return self.ms + (self._rem_us + ticks_diff(stamp_us, self._last_us)) // 1000
+        """Monotonic ms of a raw stamp within half a tick period of the last update (rounded
+        down); its us within that ms goes to `at_us`."""
+        total = self._rem_us + ticks_diff(stamp_us, self._last_us)
+        self.at_us = total % 1000
+        return self.ms + total // 1000

@@ -185,17 +185,19 @@ def test_a_press_at_the_flag_deadline(tmp_path, early_us):
     rec = LoopRecorder(clock)
     lever(clock, "left")  # right runs 1:00
     g = game(clock)
-    deadline_us = clock.at_us(g.deadline())
+    deadline_ms, deadline_sub = g.deadline_exact()  # exact to the us
+    deadline_us = clock.at_us(deadline_ms) + deadline_sub
     machine.after(deadline_us - early_us - clock.vt.us, lambda: machine.press(LEVER["right"]))
     clock.run_ms(60_000)
     machine.release(LEVER["right"])
     clock.run_ms(100)
     if early_us:
         assert g.moves[1] == 1 and g.state == E.RUNNING and g.running == 0
-        assert g.log_entries()[0][3] == 1  # 1 ms left (the stamp's ms, floored)
+        assert (g.main[1], g.main_us[1]) == (0, 1)  # 1 us left, exactly
+        assert g.log_entries()[0][3] == 0  # the record: the nearest ms
     else:
         assert g.moves[1] == 0 and g.state == E.FLAGGED and g.first_flag == 1
-        assert g.flag_at[1] == clock.mono_ms(deadline_us)
+        assert (g.flag_at[1], g.flag_us[1]) == (deadline_ms, deadline_sub)
     rec.check()
     no_errors(tmp_path)
 

@@ -766,7 +766,7 @@ class Snapshot(unittest.TestCase):
         g.tick(T0 + 125_000)  # in the 3rd period, 5 s used
         g.pause(T0 + 125_000)
         snap = g.snapshot()
-        self.assertEqual((snap[0], len(snap), snap[24:]), (E.SNAPSHOT_VERSION, 26, [5, 3]))
+        self.assertEqual((snap[0], len(snap), snap[24:26]), (E.SNAPSHOT_VERSION, 29, [5, 3]))
         h = E.Game(byoyomi(60, 5, 30))
         self.assertEqual(h.restore(snap), E.OK)
         self.assertEqual((h.ot_left[RIGHT], h.remaining(RIGHT, 0)), (3, 25_000))
@@ -777,6 +777,9 @@ class Snapshot(unittest.TestCase):
         v1 = snap[:24]
         v1[0] = 1
         self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(v1), E.ERR_RANGE)
+        v2 = snap[:26]
+        v2[0] = 2
+        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(v2), E.OK)
         bad = list(snap)
         bad[25] = 6  # more periods than the control has
         self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(bad), E.ERR_RANGE)

@@ -76,8 +76,10 @@ class LoopRecorder:
 
         def recorded_on_lever(side, stamp_us):
             g = app.ui.game
-            at = max(app.mono.ms_at(stamp_us), g.last_event)
-            pre = (g.state, g.running, g.turn_start, g.deadline(), g.moves[side], g.flagged[side])
+            at = app.mono.ms_at(stamp_us)
+            at = max((at, app.mono.at_us), (g.last_event, g.last_us))  # exact: (ms, us)
+            start = (g.turn_start, g.turn_us)
+            pre = (g.state, g.running, start, g.deadline_exact(), g.moves[side], g.flagged[side])
             on_lever(side, stamp_us)
             post = (g.state, g.running, g.moves[side])
             self.delivered.append((side, stamp_us, at, pre, post, g.min_move_ms))
@@ -232,10 +234,10 @@ class LoopRecorder:
                 state == E.RUNNING
                 and side == running
                 and not flagged
-                and at - turn_start >= min_move
-                and (deadline < 0 or at < deadline)
+                and (at[0] - turn_start[0]) * 1000 + at[1] - turn_start[1] >= min_move * 1000
+                and (deadline is None or at < deadline)
             ):
-                assert post[2] == moves + 1, "a move by side %d at ms %d not counted" % (side, at)
+                assert post[2] == moves + 1, "a move by side %d at %r not counted" % (side, at)
 
 
 def _show(ch, v):
