@@ -280,12 +280,15 @@ class Game:
         return self.control.periods[self.period[side]][3]
 
     def _elapsed(self, at, at_us):
-        """(_em, _eu) := how long the current move has run at the instant at.at_us: the
-        running clock's time since its turn started (0 before it), the paused move's time,
-        else 0."""
+        """(_em, _eu) := how long the current move has run at the instant at.at_us (taken as
+        the last event when it is before it): the running clock's time since its turn
+        started, the paused move's time, else 0."""
         m = 0
         u = 0
         if self.state == RUNNING:
+            if not self._later(at, at_us):
+                at = self.last_event  # e.g. now.000 of a ms in which a press came
+                at_us = self.last_us
             m = at - self.turn_start
             u = at_us - self.turn_us
             if u < 0:
@@ -353,9 +356,9 @@ class Game:
         self._ru = u
 
     def remaining(self, side, now):
-        """Time side `side` has left at the instant `now`.000, in whole ms rounded up (0 only
-        when it is exactly 0), never negative. In upcount mode: the time it has used, rounded
-        down."""
+        """Time side `side` has left at the instant `now`.000 (or at the last event, if that
+        is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
+        upcount mode: the time it has used, rounded down."""
         self._elapsed(now, 0)
         self._left(side)
         if self._ru and self.control.mode != MODE_UPCOUNT:
@@ -427,10 +430,10 @@ class Game:
         return self.period[side] > 0 and self.control.ot_count > 0
 
     # -------------------------------------------------------------- events
-    def tick(self, now):
-        """Process every deadline up to the instant `now`.000: flags and flag-fall
-        transitions, each at its exact instant. Returns event bits."""
-        return self._tick_to(now, 0)
+    def tick(self, now, now_us=0):
+        """Process every deadline up to the instant now.now_us (the shell: `now`.000): flags
+        and flag-fall transitions, each at its exact instant. Returns event bits."""
+        return self._tick_to(now, now_us)
 
     def _tick_to(self, at, at_us):
         events = 0
