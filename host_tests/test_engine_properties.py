@@ -339,10 +339,12 @@ class OvertimeModel:
     deadlines, no re-basing): per side the phase, the time left in it *now*, the periods
     left / moves to make, the flag."""
 
-    def __init__(self, control, inc_before):
+    def __init__(self, control, inc_before, unit=1):
+        """`unit`: 1 for times in ms, 1000 for us (test_engine_exact_properties.py)."""
         main, _moves, bonus, bonus_ms = control.periods[0]
+        main, bonus_ms = main * unit, bonus_ms * unit
         self.byo = control.mode == MODE_BYOYOMI
-        self.count, self.t = control.ot_count, control.ot_ms
+        self.count, self.t = control.ot_count, control.ot_ms * unit
         self.inc = bonus_ms if bonus == BONUS_FISCHER else 0
         start = main + (self.inc if inc_before else 0)
         over = main == 0

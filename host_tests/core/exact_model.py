@@ -23,8 +23,8 @@ Actions (dt_us, kind, arg): the clock runs dt_us more, then `kind`:
   keeps the us the side holds), resume 1 s later;
 - "set": pause as above, the arbiter sets the side on move to 1 + arg % 90 s (exactly that),
   resume 1 s later.
-Instants are us since the game's start; the engine gets them as base_ms + t // 1000 and
-t % 1000.
+Instants are us since the game's start, which is at `base_us` on the shell's clock (any us
+of a ms); the engine gets the instant base_us + t as its ms and its us.
 """
 
 import engine as E
@@ -176,10 +176,10 @@ def _sub(t):
 class Referee:
     """Plays one game on the engine and on the model and checks them against each other."""
 
-    def __init__(self, control, freeze, inc_before, transition, min_move_ms, base_ms):
+    def __init__(self, control, freeze, inc_before, transition, min_move_ms, base_us):
         self.g = E.Game(control, freeze, inc_before, transition, min_move_ms)
         self.m = Model(control, inc_before, transition, freeze)
-        self.base = base_ms
+        self.base = base_us
         self.min_move_us = min_move_ms * US
         self.t = 0  # now, us since the start
         self.turn = 0  # when the move on the clock began
@@ -198,7 +198,7 @@ class Referee:
         self.checked = 0  # rows of the record already checked
 
     def _at(self, t):
-        return self.base + _ms(t), _sub(t)
+        return _ms(self.base + t), _sub(self.base + t)
 
     def _advance(self, to):
         if self.running >= 0 and to > self.t:
@@ -244,9 +244,11 @@ class Referee:
 
     def _pause_and_correct(self, kind, arg):
         g = self.g
-        whole = (self.t + US - 1) // US * US  # the next whole ms: the shell pauses at a reading
+        # The next whole ms: the shell pauses at a reading of its ms clock.
+        whole = (self.base + self.t + US - 1) // US * US - self.base
         self._advance(whole)
-        paused = g.pause(self.base + _ms(whole)) == E.OK
+        at = self._at(whole)[0]
+        paused = g.pause(at) == E.OK
         assert paused == (g.state == E.PAUSED)
         if not paused:
             return
@@ -256,13 +258,13 @@ class Referee:
         folded = False  # a correction in this pause
         if kind == "add":
             ms = (arg % 7) * 1000
-            if self.m.flag[s] is None and g.add_time(s, ms, self.base + _ms(whole)) == E.OK:
+            if self.m.flag[s] is None and g.add_time(s, ms, at) == E.OK:
                 self.m.left[s] += ms * US
                 folded = True
             pause_ms = 1000
         elif kind == "set":
             ms = 1000 + (arg % 90) * 1000
-            if self.m.flag[s] is None and g.set_time(s, ms, self.base + _ms(whole)) == E.OK:
+            if self.m.flag[s] is None and g.set_time(s, ms, at) == E.OK:
                 self.m.left[s] = ms * US
                 folded = True
             pause_ms = 1000
@@ -277,7 +279,7 @@ class Referee:
             # hourglass cannot move time twice): the move counts again from the resume, for
             # min_move_ms and for the time the record gives it.
             self.turn = self.t
-        assert g.resume(self.base + _ms(self.t)) == E.OK
+        assert g.resume(self._at(self.t)[0]) == E.OK
 
     def _check_conservation(self, side):
         """start + bonuses + periods - the exact sum of the intervals = the time left."""
@@ -299,7 +301,7 @@ class Referee:
             assert ms * US + us == left, ("time", x, self.t, (ms, us), left)
             assert bool(g.flagged[x]) == (m.flag[x] is not None), ("flag", x, self.t)
             if m.flag[x] is not None:
-                assert (g.flag_at[x] - self.base) * US + g.flag_us[x] == m.flag[x]
+                assert g.flag_at[x] * US + g.flag_us[x] - self.base == m.flag[x]
             assert g.moves[x] == m.moves[x]
             if m.ot_mode:
                 assert g.in_overtime(x) == m.over[x]
@@ -337,15 +339,15 @@ class Referee:
         self.checked = len(self.rows)
 
 
-def play(control, opts, base_ms, actions):
-    """Start at base_ms (Black = left presses), then play `actions`; returns the referee."""
+def play(control, opts, base_us, actions):
+    """Start at base_us (Black = left presses), then play `actions`; returns the referee."""
     ref = Referee(
         control,
         opts.get("freeze", True),
         opts.get("inc_before", False),
         opts.get("transition", E.TRANSITION_MOVES),
         opts.get("min_move_ms", 0),
-        base_ms,
+        base_us,
     )
     ref.start(0)
     ref.check()

@@ -37,16 +37,18 @@ class NoAllocation(unittest.TestCase):
                 stamp = (stamp + 7_919) & ((1 << 30) - 1)
                 clock.update(stamp)
                 now = clock.ms_at(stamp)
+                us = clock.at_us  # a us within the ms, as the lever stamps bring them
                 # results are folded small so that `total` itself never becomes a big int
                 total ^= g.tick(t + now % 3)
+                total ^= g.tick(t + now % 3, us)
                 total ^= g.remaining(0, t) ^ g.remaining(1, t) ^ g.deadline()
                 total ^= g.delay_left(g.running, t)
                 total ^= g.ot_left[g.running] ^ g.in_overtime(g.running)
                 t += step_ms
-                ev = g.press(g.running, t)
+                ev = g.press(g.running, t, us)
                 events |= ev
                 total ^= ev
-                total ^= g.press(1 - g.running, t)  # ignored press
+                total ^= g.press(1 - g.running, t, us)  # ignored press
         finally:
             micropython.heap_unlock()
         self.assertTrue(total != 0)
@@ -112,7 +114,7 @@ class OvertimeFrames(unittest.TestCase):
                 u.render(now)
                 texts += u.text[0][0] + u.text[1][0] + u.colon[0]
                 if n % press_every == 0:
-                    g.press(g.running, now)
+                    g.press(g.running, now, 321)  # times with a us part
         finally:
             micropython.heap_unlock()
         self.assertTrue(texts != 0)

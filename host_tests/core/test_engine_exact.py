@@ -203,7 +203,7 @@ class SeededGames(unittest.TestCase):
                 "min_move_ms": rng.pick((0, 50)),
             }
             n = 300 if seed % 3 else 1 + rng.below(300)
-            base = rng.below(1 << 28)
+            base = rng.below(1 << 28) * US + rng.below(US)  # any us of a ms
             ref = exact_model.play(control, opts, base, seeded_actions(rng, pace, n))
             half_moves += ref.half_moves
             modes.add(control.mode)
@@ -215,7 +215,7 @@ class SeededGames(unittest.TestCase):
         # 90/40 + 30 min, 30 s from move 1: 300 half-moves at random us, each under 40 s.
         rng = Rng(2024)
         actions = [(rng.below(40_000_000), "move", 0) for _ in range(300)]
-        ref = exact_model.play(presets.control(0), {}, 123_456, actions)
+        ref = exact_model.play(presets.control(0), {}, 123_456_789, actions)
         self.assertEqual(ref.half_moves, 300)
         self.assertEqual(ref.g.moves[0] + ref.g.moves[1], 300)
 

@@ -33,6 +33,14 @@ class MonoClockTest(unittest.TestCase):
         self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 4_999_999)), 4_999)
         self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 5_001_000)), 5_001)
 
+    def test_a_stamp_keeps_its_us_within_the_ms(self):
+        c = MonoClock(NEAR_WRAP)
+        c.update(ticks_add(NEAR_WRAP, 5_000_700))  # ms = 5000, rem = 700
+        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_000_000)), c.at_us), (5_000, 0))
+        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 4_999_999)), c.at_us), (4_999, 999))
+        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_001_234)), c.at_us), (5_001, 234))
+        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_000_701)), c.at_us), (5_000, 701))
+
     def test_an_old_value_does_not_move_the_clock_back(self):
         c = MonoClock(NEAR_WRAP)
         c.update(ticks_add(NEAR_WRAP, 2_000_000))
