@@ -215,6 +215,43 @@ def test_ninety_half_moves_at_random_us_with_the_loops_invariants(tmp_path):
     rec.check()
 
 
+def test_a_press_stamped_during_the_drain_before_the_flag_is_a_move(tmp_path):
+    """The wakeup that drains a press reads the clock again afterwards. A lever edge whose IRQ
+    runs in between (tens of us on the chip) is in the ring only for the next drain; the
+    flag deadline passed by that second reading must wait for it, or the move stamped before
+    the flag would be thrown away. Here White's flag is due at .990 of a ms: Black touches
+    his lever 30 us before it (the wakeup), White's edge comes 20 us before the flag during
+    that wakeup's drain, and the second reading is 20 us after the flag, in the next ms."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    start = lever_at(clock, "left", on_grid(clock, clock.vt.us + 300_000, 990))
+    g = game(clock)
+    flag = start + 60_000_000
+    assert g.deadline_exact() == (mono(clock, flag) // US, 990)
+    levers = clock.app.board.levers
+    drain = levers.drain
+    done = []
+
+    def drain_with_an_edge_inside(callback):
+        n = drain(callback)
+        if not done:
+            done.append(1)
+            clock.vt.advance_us(10)  # the wakeup's own work
+            machine.press(LEVER["right"])  # White's edge: its IRQ stamps it now
+            clock.vt.advance_us(40)
+        return n
+
+    levers.drain = drain_with_an_edge_inside
+    machine.after(flag - 30 - clock.vt.us, lambda: machine.press(LEVER["left"]))
+    run_to(clock, flag + 1_000)
+    machine.release(LEVER["left"])
+    machine.release(LEVER["right"])
+    run_to(clock, flag + 100_000)
+    assert done
+    assert (g.moves[1], g.state, g.running, g.flagged[1]) == (1, E.RUNNING, 0, 0)
+    assert held(g, 1) == 20  # 20 us left, exactly
+    assert abs(g.log_entries()[-1][2] * US - (60_000_000 - 20)) <= 500
+
+
 # ------------------------------------------------------------------ today's saved game
 def test_a_game_json_saved_before_issue_21_resumes_and_plays_on_exactly(tmp_path):
     """A paused game saved by the firmware before issue 21 (snapshot version 2, whole ms) is
