@@ -30,8 +30,9 @@ where `bonus_kind` / `bonus_ms` and the period times are looked up.
 Rounding happens only where a number leaves the engine:
 - `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
   *down*), for the instant `now`.000 (the earliest instant a reading of the ms clock can stand
-  for). The countdown display rounds up again (timefmt.py), so it never shows less than the
-  exact time left, and shows zero exactly when the flag has fallen.
+  for), or the last event when that is later. The countdown display rounds up again
+  (timefmt.py), so it never shows less than the exact time left, and shows zero exactly when
+  the flag has fallen.
 - `deadline()` is the first whole ms at or after the exact deadline: `tick(now)` flags once
   `now` reaches it. The flag itself falls at the exact us (`flag_at` + `flag_us`): a press
   stamped 1 us before it counts, one stamped at it does not; so two flags within one ms are
@@ -45,7 +46,10 @@ for tests and tools, not the hot path).
 Contracts:
 - `press(side, at, at_us)` and `tick(now)` must be fed in timestamp order: the shell drains
   every lever stamp taken before its reading `now` before it calls `tick(now)`, which
-  processes the deadlines up to the instant `now`.000. A press stamped before the flag
+  processes the deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that us).
+  Pauses, resumes and the arbiter's actions come from buttons polled at a reading of the
+  clock: they happen at `at`.000, their effect on the times stays exact. A press stamped
+  before the flag
   deadline counts even when it is processed after the deadline; a flag falls at the exact
   deadline, however late the tick that notices it. An instant before the last event is
   taken as the last event (a stamp is never earlier than what has already happened).
