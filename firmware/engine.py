@@ -363,6 +363,25 @@ class Game:
         """Time side `side` has left at the instant `now`.000 (or at the last event, if that
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
+        if self.state == RUNNING and (
+            now > self.last_event or (now == self.last_event and not self.last_us)
+        ):
+            # The steady state, once per side and frame: the pairs folded by hand.
+            mode = self.control.mode
+            if side != self.running:
+                if mode != MODE_HOURGLASS:
+                    if self.main_us[side] and mode != MODE_UPCOUNT:
+                        return self.main[side] + 1
+                    return self.main[side]
+            elif mode != MODE_UPCOUNT and (
+                mode != MODE_COUNTDOWN or self.bonus_kind(side) != BONUS_DELAY
+            ):
+                # (main - now + turn_start) ms + (main_us + turn_us) us, rounded up
+                r = self.main[side] - now + self.turn_start
+                c = self.main_us[side] + self.turn_us  # 0..1998
+                if c:
+                    r += 1 if c <= _US else 2
+                return r if r > 0 else 0
         self._elapsed(now, 0)
         self._left(side)
         if self._ru and self.control.mode != MODE_UPCOUNT:
@@ -393,7 +412,7 @@ class Game:
     def _deadline(self):
         """(_dm, _du) := the exact instant the running side's flag falls or its period ends
         if nothing happens before; returns -1 when none is pending (not running, upcount,
-        already flagged), else _dm."""
+        already flagged), else that instant in whole ms rounded up."""
         if self.state != RUNNING or self.control.mode == MODE_UPCOUNT:
             return -1
         s = self.running
@@ -408,15 +427,13 @@ class Game:
             m += self.bonus_ms(s)
         self._dm = m
         self._du = u
-        return m
+        return m + 1 if u else m
 
     def deadline(self):
         """The first whole ms at or after the instant the running side's flag falls or its
         period ends if nothing happens before (`tick` at it processes that deadline), or -1
         when none is pending (not running, upcount, already flagged)."""
-        if self._deadline() < 0:
-            return -1
-        return self._dm + 1 if self._du else self._dm
+        return self._deadline()
 
     def deadline_exact(self):
         """That instant exactly, as (ms, us), or None. Allocates: for tests and tools."""
@@ -442,8 +459,10 @@ class Game:
     def _tick_to(self, at, at_us):
         events = 0
         while self.state == RUNNING:
-            m = self._deadline()
-            if m < 0 or m > at or (m == at and self._du > at_us):
+            if self._deadline() < 0:
+                break
+            m = self._dm
+            if m > at or (m == at and self._du > at_us):
                 break
             events |= self._deadline_reached(m, self._du)
         return events
@@ -523,8 +542,9 @@ class Game:
     def press(self, side, at, at_us=0):
         """Lever `side` pressed at the instant at.at_us (ms and its us, 0..999). Returns
         event bits (0: ignored)."""
-        if not self._later(at, at_us):
-            at = self.last_event
+        last = self.last_event
+        if at < last or (at == last and at_us < self.last_us):
+            at = last
             at_us = self.last_us
         if self.state == READY:
             if side != 0 and side != 1:
@@ -624,7 +644,8 @@ class Game:
         self.running = 1 - s
         self.turn_start = at
         self.turn_us = at_us
-        self._event(at, at_us)
+        self.last_event = at
+        self.last_us = at_us
         return events
 
     def _log(self, side, move_no, used, left, ot):

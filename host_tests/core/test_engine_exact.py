@@ -235,6 +235,19 @@ class Exits(unittest.TestCase):
         self.assertEqual((g.flag_at[RIGHT], g.flag_us[RIGHT]), (T0 + 10_000, 400))
         self.assertEqual(g.remaining(RIGHT, T0 + 10_001), 0)
 
+    def test_rounding_up_where_the_two_us_parts_make_a_whole_ms(self):
+        # The right holds 58 999.400 ms; its turn starts at .600 (.601) of a ms: 1 ms later
+        # it holds exactly 58 999 ms (58 999.001 ms).
+        for start_us, shown in ((600, 58_999), (601, 59_000), (599, 58_999)):
+            g = E.Game(from_seconds(0, [[60, 0, 0, 0]]))
+            g.press(LEFT, T0, 0)
+            g.press(RIGHT, T0 + 1_000, 600)  # right: 58 999.400 ms
+            g.press(LEFT, T0 + 2_000, start_us)
+            self.assertEqual(g.remaining(RIGHT, T0 + 2_001), shown)
+            ms, us = g.remaining_exact(RIGHT, T0 + 2_001)
+            self.assertEqual(shown, ms + 1 if us else ms)
+            self.assertEqual(g.remaining(LEFT, T0 + 2_001), 59_001 if start_us < 600 else 59_000)
+
     def test_a_press_one_us_before_the_flag_counts_one_at_it_does_not(self):
         for early, moved in ((1, True), (0, False)):
             g = E.Game(from_seconds(0, [[10, 0, 0, 0]]))
