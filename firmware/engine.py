@@ -679,11 +679,12 @@ class Game:
                 yield (p & 1, p >> 1, self.log_used[i], self.log_left[i])
 
     def log_entries(self):
-        """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms), and in
-        byo-yomi and Canadian modes a fifth item `ot`: 0 when the move left the player in
-        main time, else the byo-yomi periods left / the Canadian moves still to make in the
-        block after it (left_ms is then the time of the period / left in the block).
-        Allocates: for export, never on the hot path."""
+        """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms), each
+        time the exact one rounded to the nearest ms, and in byo-yomi and Canadian modes a
+        fifth item `ot`: 0 when the move left the player in main time, else the byo-yomi
+        periods left / the Canadian moves still to make in the block after it (left_ms is
+        then the time of the period / left in the block). Allocates: for export, never on
+        the hot path."""
         return list(self.log_rows())
 
     def restore_log(self, count, flat):

@@ -6,6 +6,8 @@ File format (tools read it; only add keys, never change one):
    "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
    "moves": [[side, move_no, used_ms, left_ms], ...]}
+used_ms and left_ms are the engine's exact times (to the us) each rounded to the nearest ms,
+so every row is within 0.5 ms of exact however long the game (engine.py).
 In byo-yomi and Canadian games each row has a fifth item, `ot` (engine.Game.log_entries):
 0 when the move left the player in main time, else the byo-yomi periods left / the
 Canadian moves still to make in the block after it (additive: chess rows stay as they are).
