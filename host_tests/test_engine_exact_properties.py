@@ -21,16 +21,32 @@ from test_engine_properties import OvertimeModel, any_mode_controls, options, ov
 
 US = 1000
 
-dt_us = st.one_of(
-    st.integers(0, 3_000),  # the same ms, the next
-    st.integers(45_000, 55_000),  # around min_move_ms
-    st.integers(0, 60_000_000),
-    st.integers(0, 600_000_000),  # a long think
-)
-kinds = st.sampled_from(["move"] * 8 + ["other", "tick", "pause", "add", "set"])
-actions = st.lists(st.tuples(dt_us, kinds, st.integers(0, 100_000_000)), max_size=300)
-presses = st.tuples(dt_us, st.sampled_from(["move", "other"]), st.just(0))
-moves_only = st.lists(presses, max_size=300)
+KINDS = ["move"] * 8 + ["edge", "edge-1", "other", "tick", "pause", "add", "set"]
+
+
+@st.composite
+def games(draw, kinds=tuple(KINDS)):
+    """0..300 actions at a pace of their own (the mean think time), now and then in the
+    same ms as the last, around the 50 ms of a two-lever slap, or a long think."""
+    n = draw(st.integers(0, 300))
+    pace = draw(st.integers(1_000, 60_000_000))
+    out = []
+    for _ in range(n):
+        r = draw(st.integers(0, 99))
+        if r < 12:
+            dt = draw(st.integers(0, 3_000))  # the same ms, the next
+        elif r < 16:
+            dt = draw(st.integers(45_000, 55_000))  # around min_move_ms
+        elif r < 18:
+            dt = draw(st.integers(0, 600_000_000))  # a long think, up to 10 min
+        else:
+            dt = draw(st.integers(0, 2 * pace))
+        out.append((dt, draw(st.sampled_from(kinds)), draw(st.integers(0, 100_000_000))))
+    return out
+
+
+actions = games()
+moves_only = games(("move", "move", "move", "other"))
 bases = st.integers(0, (1 << 28) * US)  # any us of any ms
 all_options = st.tuples(options, st.sampled_from([0, 50])).map(
     lambda x: dict(x[0], min_move_ms=x[1])

@@ -15,6 +15,8 @@ it within 0.5 ms (500 us) of exact at every move.
 
 Actions (dt_us, kind, arg): the clock runs dt_us more, then `kind`:
 - "move": the side on move presses (a move, or ignored within min_move_ms of its start);
+- "edge" / "edge-1": as "move", but dt is replaced by the time to the engine's next deadline
+  (a flag, a period's end), or 1 us less: a press at the flag's instant or just before;
 - "other": the other side presses (ignored);
 - "tick": the shell's tick at that instant;
 - "pause": pause at the next whole ms (the shell pauses on a button, at a ms reading),
@@ -216,6 +218,13 @@ class Referee:
 
     def act(self, dt, kind, arg):
         g = self.g
+        if kind == "edge" or kind == "edge-1":
+            d = g.deadline_exact()
+            if d is not None:
+                to = d[0] * US + d[1] - self.base - (1 if kind == "edge-1" else 0)
+                if to >= self.t:
+                    dt = to - self.t
+            kind = "move"
         self._advance(self.t + dt)
         at, at_us = self._at(self.t)
         if kind == "move" or kind == "other":

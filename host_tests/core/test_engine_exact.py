@@ -183,6 +183,10 @@ def seeded_actions(rng, pace_us, n):
             kind = "add"
         elif r < 23:
             kind = "set"
+        elif r < 24:
+            kind = "edge"  # a press at the flag's instant
+        elif r < 25:
+            kind = "edge-1"  # 1 us before it
         out.append((dt, kind, rng.below(100_000_000)))
     return out
 
@@ -209,7 +213,7 @@ class SeededGames(unittest.TestCase):
             modes.add(control.mode)
         # The seeds are fixed: these are facts about the games played, not chances.
         self.assertEqual(len(modes), 5)
-        self.assertTrue(half_moves > 3_000, half_moves)
+        self.assertTrue(half_moves > 2_500, half_moves)
 
     def test_a_long_fide_game_has_no_flag_and_every_move_exact(self):
         # 90/40 + 30 min, 30 s from move 1: 300 half-moves at random us, each under 40 s.
