@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 for _p in (ROOT / "tools", ROOT / "host_tests", ROOT / "host_tests/harness/mp", ROOT / "firmware"):
@@ -37,6 +38,7 @@ for _p in (ROOT / "tools", ROOT / "host_tests", ROOT / "host_tests/harness/mp", 
 import flash  # noqa: E402  (tools/flash.py)
 import micropython_uf2  # noqa: E402
 import release  # noqa: E402
+
 from harness import tm1637_decode  # noqa: E402
 from harness.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
 
@@ -129,59 +131,15 @@ def wiring():
     }
 
 
-# ---------------------------------------------------------------------------- scenario
-class Script:
-    """Steps for run.mjs, written in the order they happen. `t` is the board's time in ms
-    (0 at power-up; a power cycle starts again at 0). Inputs are placed at exact instants."""
-
-    def __init__(self):
-        self.steps = []
-        self.t = 0.0
-
-    def run_to(self, t_ms):
-        if t_ms < self.t:
-            raise ValueError("time does not run backwards")
-        self.t = t_ms
-        self.steps.append({"op": "run", "until_ms": t_ms})
-
-    def wait(self, ms):
-        self.run_to(self.t + ms)
-
-    def pin(self, name_or_gpio, pressed, at_ms=None):
-        gpio = PINS.get(name_or_gpio, name_or_gpio)
-        at = self.t if at_ms is None else at_ms
-        if at < self.t:
-            raise ValueError("an input in the past")
-        self.steps.append({"op": "pin", "at_ms": at, "gpio": gpio, "pressed": bool(pressed)})
-
-    def press(self, name, hold_ms=80, after_ms=60):
-        """Close the switch now, open it `hold_ms` later, then run `after_ms` more."""
-        self.pin(name, True)
-        self.pin(name, False, self.t + hold_ms)
-        self.wait(hold_ms + after_ms)
-
-    def tap(self, name, hold_ms=80, settle_ms=100):
-        """A button press and the time for its effect to show (as the host e2e tests)."""
-        self.press(name, hold_ms, 60 + settle_ms)
-
-    def choose_preset(self, index):
-        """Ready screen: SET, PLUS `index` times (from preset 0), PLAY."""
-        self.tap("set")
-        for _ in range(index):
-            self.tap("plus")
-        self.tap("play")
-
-    def repl(self, code, timeout_ms=20_000):
-        """Stop main.py (Ctrl-C) and run `code` in the raw REPL; its output is the next
-        entry of the board's `repl` list."""
-        self.steps.append({"op": "repl", "code": code, "timeout_ms": timeout_ms})
-
-    def power_cycle(self):
-        self.steps.append({"op": "power_cycle"})
-        self.t = 0.0
-
-
 # ---------------------------------------------------------------------------- results
+class Lit(NamedTuple):
+    t: int  # ns: the stop ending the frame that made the change
+    text: object  # 4 characters, or None while the display is off
+    colon: bool
+    start: int  # ns: that frame's start
+    segs: object  # the 4 segment bytes lit, or None
+
+
 class Trace:
     """What one power-up of the board showed on its pins (times in ns of its clock)."""
 
@@ -193,8 +151,7 @@ class Trace:
         self.edges = [tuple(x) for x in rec["edges"]]
         self.stamps = [tuple(x) for x in rec["stamps"]]  # (edge_ns, gpio, read_ns, value)
         self.segments = rec["segments"]
-        self.repl = rec["repl"]
-        self.end_ns = rec["end_ns"]
+        self.now_ns = rec["now_ns"]
         self.serial = rec["serial"]
         self.reset = rec["reset"]
         self.protocol_errors = rec["tm_errors"]
@@ -202,14 +159,12 @@ class Trace:
         self.flash_ops = rec["flash_ops"]
 
     def lit(self, side):
-        """[(t_ns, text, colon, start_ns)]: each time what the display lights changes, at
-        the stop that ends the frame changing it (start_ns: that frame's start; for the
-        digits, the address frame's own start)."""
+        """[Lit]: each change of what display `side` lights, at the stop that ends the frame
+        making it (for new digits: the address frame, whose `start` is that frame's)."""
         ram = bytearray(6)
         ctrl = -1
         shown = None
         out = []
-        addr_start = 0
         for start, stop, data in self.frames[side]:
             cmd = data[0] & 0xC0
             if cmd == 0xC0:
@@ -217,26 +172,22 @@ class Trace:
                 for b in data[1:]:
                     ram[a] = b
                     a += 1
-                addr_start = start
             elif cmd == 0x80:
                 ctrl = data[0] & 0x0F
             now = bytes(ram[:4]) if ctrl >= 0 and ctrl & 0x08 else None
             if now != shown:
                 shown = now
-                if now is None:
-                    out.append((stop, None, False, start))
-                else:
-                    text, colon = tm1637_decode.text(now)
-                    out.append((stop, text, colon, addr_start if cmd == 0xC0 else start))
+                text, colon = tm1637_decode.text(now) if now is not None else (None, False)
+                out.append(Lit(stop, text, colon, start, now))
         return out
 
     def shown_at(self, side, t_ns):
         """(text, colon) lit at t_ns (None, False before the first frame)."""
         current = (None, False)
-        for t, text, colon, _ in self.lit(side):
-            if t > t_ns:
+        for lit in self.lit(side):
+            if lit.t > t_ns:
                 break
-            current = (text, colon)
+            current = (lit.text, lit.colon)
         return current
 
     def led_at(self, gpio, t_ns):
@@ -269,15 +220,6 @@ class Trace:
         """Awake stretches that start in [t0, t1) and last at least min_ns."""
         return [(s, e) for s, e in self.segments if t0 <= s < t1 and e - s >= min_ns]
 
-    def repl_out(self, i=-1):
-        entry = self.repl[i]
-        if entry["err"]:
-            raise ChipError("on the chip: %s\n%s" % (entry["err"], entry["out"]))
-        return entry["out"]
-
-    def repl_json(self, i=-1):
-        return json.loads(self.repl_out(i).strip().splitlines()[-1])
-
 
 class Chip:
     """A prepared emulated clock: the MicroPython .uf2, the boot ROM, the firmware image."""
@@ -307,37 +249,138 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def run(self, script, flash=None, timeout_s=1_800):
-        """Run `script` on a fresh board; returns ([Trace per power-up], final flash)."""
-        with tempfile.TemporaryDirectory(prefix="chip-") as tmp:
-            tmp = Path(tmp)
-            (tmp / "bootrom.bin").write_bytes(self.bootrom)
-            (tmp / "flash.bin").write_bytes(self.flash if flash is None else flash)
-            scenario = {
-                "bootrom": str(tmp / "bootrom.bin"),
-                "flash": str(tmp / "flash.bin"),
-                "flash_out": str(tmp / "flash_out.bin"),
-                "wiring": wiring(),
-                "steps": script.steps,
-            }
-            (tmp / "scenario.json").write_text(json.dumps(scenario))
+    def session(self, flash=None):
+        """A powered-up board running this firmware (or the given flash image)."""
+        return Session(self, flash)
+
+
+class Session:
+    """One emulated clock, live: run it, drive its pins, read what they show. `t` is the
+    board's time in ms (0 at power-up; a power cycle starts again at 0). Use as a context
+    manager, or call close()."""
+
+    def __init__(self, chip, flash=None):
+        self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
+        tmp = Path(self._tmp.name)
+        (tmp / "bootrom.bin").write_bytes(chip.bootrom)
+        (tmp / "flash.bin").write_bytes(chip.flash if flash is None else flash)
+        self.t = 0.0
+        self.boots = 1
+        try:
+            self._proc = subprocess.Popen(
+                [chip.node, str(NODE_RUNNER)],
+                cwd=str(ROOT),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise ChipError("the emulator did not start: %s" % exc) from None
+        self._ask(
+            op="init",
+            bootrom=str(tmp / "bootrom.bin"),
+            flash=str(tmp / "flash.bin"),
+            wiring=wiring(),
+        )
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self._proc is not None:
             try:
-                proc = subprocess.run(
-                    [self.node, str(NODE_RUNNER), str(tmp / "scenario.json")],
-                    cwd=str(ROOT),
-                    capture_output=True,
-                    timeout=timeout_s,
-                )
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise ChipError("the emulator did not run: %s" % exc) from None
-            if proc.returncode != 0:
-                raise ChipError(
-                    "the emulator failed (exit %d):\n%s"
-                    % (proc.returncode, proc.stderr.decode(errors="replace")[-3000:])
-                )
-            result = json.loads(proc.stdout)
-            final = (tmp / "flash_out.bin").read_bytes()
-        return [Trace(rec) for rec in result["boards"]], final
+                self._proc.stdin.write(b'{"op": "quit"}\n')
+                self._proc.stdin.close()
+                self._proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        self._tmp.cleanup()
+
+    def _ask(self, **req):
+        proc = self._proc
+        try:
+            proc.stdin.write(json.dumps(req).encode() + b"\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except OSError:
+            line = b""
+        if not line:
+            err = proc.stderr.read().decode(errors="replace")[-3000:]
+            raise ChipError("the emulator stopped:\n%s" % err)
+        answer = json.loads(line)
+        if not answer.pop("ok"):
+            raise ChipError("the emulator refused %s: %s" % (req["op"], answer["error"]))
+        return answer
+
+    # -- time
+    def run_to(self, t_ms):
+        if t_ms < self.t:
+            raise ValueError("time does not run backwards")
+        self.t = t_ms
+        answer = self._ask(op="run", until_ms=t_ms)
+        if answer["reset"]:
+            raise ChipError("the chip restarted (%s) before ms %s" % (answer["reset"], t_ms))
+
+    def run_ms(self, ms):
+        self.run_to(self.t + ms)
+
+    # -- inputs
+    def pin(self, name_or_gpio, pressed, at_ms=None):
+        """A lever or button (by name, or a GPIO) closes (pressed) or opens at exactly
+        `at_ms` (default: now), a future instant the next run reaches."""
+        gpio = PINS.get(name_or_gpio, name_or_gpio)
+        at = self.t if at_ms is None else at_ms
+        if at < self.t:
+            raise ValueError("an input in the past")
+        self._ask(op="pin", at_ms=at, gpio=gpio, pressed=bool(pressed))
+
+    def press(self, name, hold_ms=80, after_ms=60):
+        """Close the switch now, open it `hold_ms` later, then run `after_ms` more."""
+        self.pin(name, True)
+        self.pin(name, False, self.t + hold_ms)
+        self.run_ms(hold_ms + after_ms)
+
+    def tap(self, name, hold_ms=80, settle_ms=100):
+        """A button press and the time for its effect to show (as the host e2e tests)."""
+        self.press(name, hold_ms, 60 + settle_ms)
+
+    def choose_preset(self, index):
+        """Ready screen: SET, PLUS `index` times (from preset 0), PLAY."""
+        self.tap("set")
+        for _ in range(index):
+            self.tap("plus")
+        self.tap("play")
+
+    def power_cycle(self):
+        self._ask(op="power_cycle")
+        self.t = 0.0
+        self.boots += 1
+
+    # -- outputs
+    def repl(self, code, timeout_ms=20_000):
+        """Stop main.py (Ctrl-C, the first time) and run `code` in the raw REPL; returns
+        what it printed. ChipError if it raised (with its traceback)."""
+        answer = self._ask(op="repl", code=code, timeout_ms=timeout_ms)
+        if answer["err"]:
+            raise ChipError("on the chip: %s\n%s" % (answer["err"], answer["out"]))
+        return answer["out"]
+
+    def repl_json(self, code, timeout_ms=20_000):
+        """`code` must print one JSON value on its last line; returns it."""
+        return json.loads(self.repl(code, timeout_ms).strip().splitlines()[-1])
+
+    def trace(self):
+        return Trace(self._ask(op="trace")["trace"])
+
+    def save_flash(self):
+        path = Path(self._tmp.name) / "flash_now.bin"
+        self._ask(op="save_flash", path=str(path))
+        return path.read_bytes()
 
 
 def read_file(flash_bytes, name):

@@ -1,57 +1,45 @@
-// Runs one scenario on the emulated clock and prints what the pins saw, as JSON.
+// A session with the emulated clock, driven over stdin/stdout, one JSON object a line.
 //
-// usage: node tools/chip/run.mjs SCENARIO.json > RESULT.json
+// usage: node tools/chip/run.mjs     (tools/chip/chip.py starts it and speaks for it)
 //
-// The scenario (written by tools/chip/chip.py, which owns the policy: which files, which
-// pins, what to check) is
-//   { "bootrom": path of the 16 KiB boot ROM, "flash": path of the 2 MiB flash at power-up,
-//     "wiring": { "displays": [[clk, dio], ...], "switches": [gpio...], "leds": [gpio...],
-//                 "buzzer": gpio, "adc": { "channel": value12 } },
-//     "flash_out": optional path: the flash at the end is written there,
-//     "steps": [ ... ] }
-// and each step one of
-//   { "op": "run", "until_ms": t }            run the board to its own time t (ms since power-up)
+// The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
+// path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...],
+// "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 } } }.
+// Then, each answered by one line ({"ok": true, ...} or {"ok": false, "error": text}):
+//   { "op": "run", "until_ms": t }        run the board to its own time t (ms since power-up)
 //   { "op": "pin", "at_ms": t, "gpio": g, "pressed": bool }
-//                                            a switch to GND closes/opens at exactly t
+//                                        a switch to GND closes/opens at exactly t (>= now)
 //   { "op": "repl", "code": text, "timeout_ms": t }
-//                                            Ctrl-C, then run `code` in the raw REPL; stdout
-//                                            and stderr go into the board's "repl" list
-//   { "op": "power_cycle" }                  cut the power: a new board boots from the flash
-//                                            (nothing on a Pico keeps time while it is off)
-// Times are the board's own (a new board starts at 0). Everything the result holds is in
-// ns of that board's clock. An unexpected reset (watchdog, machine.reset()) ends the run.
+//                                        Ctrl-C (the first time), then run `code` in the raw
+//                                        REPL: answers { out, err, start_ns, end_ns }
+//   { "op": "power_cycle" }              cut the power: a new board boots from the flash
+//                                        (nothing on a Pico keeps time while it is off)
+//   { "op": "trace" }                    what the pins saw on this power-up so far
+//   { "op": "save_flash", "path": p }    write the whole flash to p
+//   { "op": "quit" }
+// Times are the board's own (a new board starts at 0); results are in ns of that clock.
+// After an unexpected reset (watchdog, machine.reset()) every request but trace, save_flash
+// and quit fails: the trace says when and why.
 
 import fs from 'fs';
+import readline from 'readline';
 import { Board, bootromWords, CYCLE_NS } from './board.mjs';
 import { TM1637 } from './tm1637.mjs';
 
 const MS = 1_000_000;
 
-function loadScenario(path) {
-  return JSON.parse(fs.readFileSync(path, 'utf8'));
-}
-
 class Session {
-  constructor(scenario) {
-    this.scenario = scenario;
-    this.bootrom = bootromWords(fs.readFileSync(scenario.bootrom));
-    this.boards = [];
+  constructor(init) {
+    this.wiring = init.wiring;
+    this.bootrom = bootromWords(fs.readFileSync(init.bootrom));
     this.seed = 0x5eed;
+    this.powerOn(new Uint8Array(fs.readFileSync(init.flash)));
   }
 
   powerOn(flash) {
     const board = new Board({ bootrom: this.bootrom, flash, seed: this.seed++ });
-    const w = this.scenario.wiring;
-    const rec = {
-      frames: [],
-      tm_errors: [],
-      leds: [],
-      buzzer: [],
-      edges: [],
-      stamps: [],
-      repl: [],
-      reset: null,
-    };
+    const w = this.wiring;
+    const rec = { leds: [], buzzer: [], edges: [], stamps: [] };
     board.rec = rec;
     board.displays = w.displays.map(
       ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
@@ -95,7 +83,6 @@ class Session {
       board.mcu.adc.channelValues[Number(channel)] = value;
     }
     board.mcu.core.PC = 0x10000000; // boot stage 2 at the start of flash, as the ROM does
-    this.boards.push(board);
     this.board = board;
     this.rawRepl = false;
     return board;
@@ -154,20 +141,19 @@ class Session {
     const board = this.board;
     const timeout = step.timeout_ms || 10_000;
     const entry = { at_ns: board.nanos, out: '', err: '', ok: false };
-    board.rec.repl.push(entry);
     let pos = board.serial.length;
     if (!this.rawRepl) {
       this.write([3, 3]); // Ctrl-C twice: out of main.py, to the prompt
       pos = this.waitFor('>>> ', pos, timeout);
       if (pos < 0) {
         entry.err = 'no prompt after Ctrl-C';
-        return;
+        return entry;
       }
       this.write([1]); // Ctrl-A: raw REPL
       pos = this.waitFor('raw REPL; CTRL-B to exit\r\n>', pos, timeout);
       if (pos < 0) {
         entry.err = 'no raw REPL';
-        return;
+        return entry;
       }
       this.rawRepl = true;
     }
@@ -177,13 +163,13 @@ class Session {
     pos = this.waitFor('OK', pos, timeout);
     if (pos < 0) {
       entry.err = 'raw REPL did not take the code';
-      return;
+      return entry;
     }
     const outEnd = this.waitFor('\x04', pos, timeout);
     if (outEnd < 0) {
       entry.err = 'timeout';
       entry.out = board.serialText(pos);
-      return;
+      return entry;
     }
     const errEnd = this.waitFor('\x04', outEnd, timeout);
     const prompt = errEnd < 0 ? -1 : this.waitFor('>', errEnd, timeout);
@@ -191,52 +177,83 @@ class Session {
     entry.err = errEnd < 0 ? 'timeout' : board.serialText(outEnd).slice(0, errEnd - outEnd - 1);
     entry.ok = prompt >= 0;
     entry.end_ns = board.nanos;
+    return entry;
   }
 
-  summary(board) {
+  trace() {
+    const board = this.board;
     const rec = board.rec;
     board.closeSegment();
-    for (const d of board.displays) {
-      rec.frames.push(d.frames);
-      for (const e of d.errors) rec.tm_errors.push(e);
-    }
-    rec.segments = board.segments;
-    rec.busy_cycles = board.busyCycles;
-    rec.end_ns = board.nanos;
-    rec.flash_ops = board.flashOps;
-    rec.serial = board.serialText();
-    rec.reset = board.resetReason === null ? null : [board.resetReason, board.resetAt];
-    rec.warnings = Object.fromEntries(board.logger.counts);
-    rec.emulator_errors = board.logger.errors;
-    rec.cycle_ns = CYCLE_NS;
-    return rec;
+    return {
+      frames: board.displays.map((d) => d.frames),
+      tm_errors: board.displays.flatMap((d) => d.errors),
+      leds: rec.leds,
+      buzzer: rec.buzzer,
+      edges: rec.edges,
+      stamps: rec.stamps,
+      segments: board.segments,
+      busy_cycles: board.busyCycles,
+      now_ns: board.nanos,
+      flash_ops: board.flashOps,
+      serial: board.serialText(),
+      reset: board.resetReason === null ? null : [board.resetReason, board.resetAt],
+      warnings: Object.fromEntries(board.logger.counts),
+      emulator_errors: board.logger.errors,
+      cycle_ns: CYCLE_NS,
+    };
   }
 
-  run() {
-    const scenario = this.scenario;
-    let flash = new Uint8Array(fs.readFileSync(scenario.flash));
-    this.powerOn(flash);
-    for (const step of scenario.steps) {
-      if (this.board.resetReason !== null) break;
-      if (step.op === 'run') {
-        this.pump();
-        this.board.runUntil(Math.round(step.until_ms * MS));
-      } else if (step.op === 'pin') {
-        this.pin(step);
-      } else if (step.op === 'repl') {
-        this.repl(step);
-      } else if (step.op === 'power_cycle') {
-        flash = this.board.flashImage();
-        this.powerOn(flash);
-      } else {
-        throw new Error(`unknown step ${JSON.stringify(step)}`);
-      }
+  handle(req) {
+    const board = this.board;
+    const alive = board.resetReason === null;
+    switch (req.op) {
+      case 'trace':
+        return { trace: this.trace() };
+      case 'save_flash':
+        fs.writeFileSync(req.path, board.flashImage());
+        return {};
+      case 'power_cycle':
+        this.powerOn(board.flashImage());
+        return {};
     }
-    if (scenario.flash_out) fs.writeFileSync(scenario.flash_out, this.board.flashImage());
-    return { boards: this.boards.map((b) => this.summary(b)) };
+    if (!alive) throw new Error(`the board restarted (${board.resetReason}); power-cycle it`);
+    switch (req.op) {
+      case 'run':
+        this.pump();
+        board.runUntil(Math.round(req.until_ms * MS));
+        return { now_ns: board.nanos, reset: board.resetReason };
+      case 'pin':
+        this.pin(req);
+        return {};
+      case 'repl':
+        return this.repl(req);
+    }
+    throw new Error(`unknown request ${JSON.stringify(req)}`);
   }
 }
 
-const scenario = loadScenario(process.argv[2]);
-const result = new Session(scenario).run();
-process.stdout.write(JSON.stringify(result));
+async function main() {
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let session = null;
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    let answer;
+    try {
+      const req = JSON.parse(line);
+      if (req.op === 'quit') break;
+      if (req.op === 'init') {
+        session = new Session(req);
+        answer = { ok: true };
+      } else if (session === null) {
+        throw new Error('init first');
+      } else {
+        answer = { ok: true, ...session.handle(req) };
+      }
+    } catch (err) {
+      answer = { ok: false, error: String(err && err.stack ? err.stack : err) };
+    }
+    process.stdout.write(JSON.stringify(answer) + '\n');
+  }
+}
+
+main();
