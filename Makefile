@@ -8,14 +8,17 @@ PY     := $(VENV)/bin/python
 PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
-# make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release
+# make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release;
+# make test / make chip-bench: the MicroPython rp2 .uf2 the emulated chip runs
 MICROPYTHON_UF2 ?=
+# make chip-bench: also measure the firmware at this git ref, in the same run
+BASELINE ?=
 # make flash: the RPI-RP2 drive of a Pico in BOOTSEL mode (found by itself when mounted),
 # and YES=1 to copy the release onto it without asking
 DRIVE  ?=
 YES    ?=
 
-.PHONY: tmux test sim bench lint format flash repl device-test export backup uf2 clean deps
+.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -28,11 +31,13 @@ $(JSDEPS): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
-## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff)
+## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff), and the
+## end-to-end tests on the emulated RP2040 when MICROPYTHON_UF2 is given
 test: deps tmux
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
-	$(PY) -m pytest -q host_tests
+	@$(if $(MICROPYTHON_UF2),,echo "chip tests skipped: set MICROPYTHON_UF2=path/to/MicroPython-rp2-RPI_PICO.uf2 to run them (tools/chip/chip.py)")
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) -m pytest -q host_tests
 
 # The simulator's tmux test drives it as a person would; best effort to install tmux (the
 # test is skipped where it is still missing).
@@ -49,6 +54,11 @@ sim: $(PYDEPS)
 ## make bench: speed and allocation of the firmware under MicroPython 1.27
 bench: deps
 	$(PY) tools/bench.py
+
+## make chip-bench MICROPYTHON_UF2=path [BASELINE=ref]: the figures measured on real
+## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals
+chip-bench: deps
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
 
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools

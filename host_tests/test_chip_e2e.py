@@ -1,0 +1,163 @@
+"""The whole firmware on the emulated chip: real MicroPython rp2 inside rp2040js, flashed as
+`make uf2` / `make flash` leave it, driven only through its pins (tools/chip/chip.py).
+
+Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 for the Pico (and the B1 boot ROM is
+found, see chip.py); skipped otherwise, so a fresh clone passes. Everything is on the
+emulator's clock, which counts cycles: the same firmware gives the same run every time, so
+every assertion below is exact, not statistical. What no pin shows (the engine's instants)
+is read from the app through the raw REPL at the end of a test (that stops main.py).
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "chip"))
+
+import chip  # noqa: E402
+
+ONCHIP = (ROOT / "tools" / "chip" / "onchip.py").read_text()
+MS = chip.MS
+
+_UF2 = chip.uf2_path()
+if _UF2 is None:
+    pytest.skip(
+        "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV,
+        allow_module_level=True,
+    )
+_BOOTROM = chip.bootrom_path(uf2=_UF2)
+if _BOOTROM is None:
+    pytest.skip(
+        "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py)"
+        % chip.BOOTROM_ENV,
+        allow_module_level=True,
+    )
+
+BLITZ_5_3 = 5
+BLITZ_5_0 = 7
+BULLET_1_0 = 8
+BOOT_MS = 1_000
+LED_LEFT, LED_RIGHT = chip.LED_PINS
+
+
+@pytest.fixture(scope="module")
+def pico():
+    return chip.Chip(_UF2, _BOOTROM)
+
+
+@pytest.fixture
+def clock(pico):
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        yield s
+
+
+def state(s):
+    return s.repl_json(ONCHIP + "\nstate(clock)")
+
+
+def displays(tr, t_ns):
+    return tr.shown_at(0, t_ns), tr.shown_at(1, t_ns)
+
+
+def leds(tr, t_ns):
+    return tr.led_at(LED_LEFT, t_ns), tr.led_at(LED_RIGHT, t_ns)
+
+
+def clean(tr):
+    """No TM1637 protocol error, nothing the emulator could not do, no restart."""
+    assert tr.protocol_errors == []
+    assert tr.emulator_errors == []
+    assert tr.reset is None
+
+
+def test_boots_to_the_default_preset(clock):
+    tr = clock.trace()
+    clean(tr)
+    assert displays(tr, tr.now_ns) == (("1h30", False), ("1h30", False))
+    assert leds(tr, tr.now_ns) == (0, 0)
+    st = state(clock)
+    assert (st["state"], st["errors"], st["moves"]) == (0, 0, [0, 0])
+
+
+def test_a_lever_starts_the_other_clock(clock):
+    clock.choose_preset(BLITZ_5_0)
+    edge = clock.t
+    clock.press("left")  # Black's lever: White's (right) clock starts
+    clock.run_to(edge + 1_250)
+    tr = clock.trace()
+    clean(tr)
+    at = tr.now_ns
+    assert leds(tr, at) == (0, 1)
+    assert displays(tr, at) == ((" 500", True), (" 459", True))
+    # The running side: 5:00, its colon off half a second after the press, 4:59 with the
+    # colon on one second after it (never before: the app's ms grid is at most 1 ms early
+    # against the edge), its colon off again half a second later.
+    lit = [x for x in tr.lit(1) if x.t >= edge * MS]
+    assert [(x.text, x.colon) for x in lit] == [(" 500", False), (" 459", True)]
+    assert (edge + 500 - 1) * MS <= lit[0].start < (edge + 510) * MS
+    assert (edge + 1_000 - 1) * MS <= lit[1].start < (edge + 1_010) * MS
+    st = state(clock)
+    assert (st["state"], st["running"], st["moves"]) == (1, 1, [0, 0])
+
+
+def test_the_flag_falls_at_its_instant(clock):
+    clock.choose_preset(BULLET_1_0)
+    edge = clock.t
+    clock.press("left")
+    clock.run_to(edge + 61_000)
+    tr = clock.trace()
+    clean(tr)
+    st = state(clock)
+    assert st["flagged"] == [0, 1] and st["state"] == 3
+    # The clock started at the press's stamp (the hard IRQ's ticks_us, on the app's ms grid)
+    # and White had exactly 60 s: the flag is at that ms + 60000.
+    (stamp,) = [v for e, g, _read, v in tr.stamps if e == edge * MS and g == chip.PINS["left"]]
+    started = (stamp - st["origin_us"]) // 1000
+    assert st["flag_at"][1] == started + 60_000
+    deadline = (st["origin_us"] + st["flag_at"][1] * 1000) * 1000
+    before = [x for x in tr.lit(1) if x.start < deadline]
+    after = [x for x in tr.lit(1) if x.start >= deadline]
+    assert before[-1].text != after[0].text or before[-1].colon != after[0].colon
+    assert before[-1].text != "FLAG"  # nothing flagged before the deadline
+    assert after[0].t - deadline < 20 * MS
+    assert [on for t, on, _f in tr.buzzer if t >= deadline][:1] == [True]
+
+
+def test_pause_power_loss_and_resume(clock):
+    clock.choose_preset(BLITZ_5_3)
+    started = clock.t
+    clock.press("left")  # White's clock runs
+    clock.run_ms(6_860)
+    clock.press("right")  # White moves: Black's clock runs
+    clock.run_ms(2_860)
+    paused = clock.t
+    clock.tap("play")  # the arbiter pauses on Black's move: the game is saved now
+    tr = clock.trace()
+    clean(tr)
+    before = displays(tr, tr.now_ns)
+    # No flash write while a clock ran; the pause saved the game.
+    assert not [t for t, *_ in tr.flash_ops if started * MS <= t < paused * MS]
+    assert [t for t, *_ in tr.flash_ops if t > paused * MS]
+    saved = json.loads(chip.read_file(clock.save_flash(), "game.json"))
+    assert saved["control"] == {"preset": BLITZ_5_3}
+
+    clock.power_cycle()
+    clock.run_to(BOOT_MS)
+    tr = clock.trace()
+    clean(tr)
+    assert displays(tr, tr.now_ns) == (("rE5 ", False), (" yE5", False))  # resume? yes
+    clock.tap("play")
+    tr = clock.trace()
+    assert displays(tr, tr.now_ns) == before
+    clock.tap("play")  # the left clock runs on from where it stopped
+    clock.run_ms(1_000)
+    tr = clock.trace()
+    clean(tr)
+    assert leds(tr, tr.now_ns) == (1, 0)
+    assert displays(tr, tr.now_ns)[0] != before[0]
+    st = state(clock)
+    assert (st["state"], st["running"], st["moves"], st["errors"]) == (1, 0, [0, 1], 0)
