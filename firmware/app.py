@@ -22,9 +22,16 @@ Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropy
 ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
 timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
 and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms to
-the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic clock's), so
-a change is written 0-2 ms plus the work after its exact instant, never before.
+`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms from
+a clock reading taken at the end of the wakeup to the due instant, plus 1 (poll counts
+`ticks_ms`, whose grid is not the monotonic clock's), so a wakeup's own length is not slept
+(a render wakeup lasts milliseconds on the chip: counted from its start, every change came
+that much late) and a change is written 0-2 ms plus the work before its frame after its
+exact instant, never before. On the rp2 port the poll's WFE ends `timeout` ms after it
+starts, not on the ms grid (mp_wfe_or_timeout), so on the chip that is 1-2 ms.
+
+A lever press sets the LEDs as soon as it is drained, before anything else it causes
+(buttons, render, frames): they are the players' quickest sign.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count, so a fault that repeats does not wear the flash) and the loop goes on (the
@@ -148,6 +155,13 @@ class App:
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
+                g = ui.game
+                if g.state == E.RUNNING:
+                    # The LEDs first: after a press they are the quickest sign, so nothing
+                    # else the press causes (buttons, render, frames) comes before them.
+                    # The game screen's rule while a clock runs (ui.py): the running
+                    # side's LED; render() sets the same mask again.
+                    b.set_leds(1 << g.running)
                 # An edge whose IRQ ran after the clock reading above is stamped after
                 # `now`: read the clock again, so no engine event is later than the `now`
                 # this wakeup renders and schedules with (else a clock that started 1 ms
@@ -188,7 +202,11 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
-        self._sleep_ms = self._until_next(now, deadline)
+        # Sleep until the next due instant counted from the end of this wakeup (a fresh
+        # reading), so the wakeup's own length (ms on the chip for a render) is not slept.
+        nxt = self._next_due(now, deadline)
+        end = self.mono.update(time.ticks_us())
+        self._sleep_ms = nxt - end + 1 if nxt > end else 0
 
     def _can_rebase(self, now):
         """True when no instant is kept in the monotonic count but the loop's own: a game
@@ -232,8 +250,9 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _until_next(self, now, deadline):
-        """ms to sleep: until the earliest due instant, +1 (see the module doc)."""
+    def _next_due(self, now, deadline):
+        """The earliest due instant (monotonic ms) after a wakeup at `now`; the loop sleeps
+        until then, +1 ms (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:
@@ -251,7 +270,7 @@ class App:
             nxt = now + d
         if self.ui.game.state == E.READY and self._battery_due < nxt:
             nxt = self._battery_due
-        return nxt - now + 1 if nxt > now else 0
+        return nxt
 
     def _events(self, ev):
         """Sound for engine events; a flag that froze both clocks is saved in the same

@@ -2,7 +2,9 @@
 
 `SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
 default), puts live TM1637 models on the display pins, and runs main.py with its flash
-filesystem in a host folder. The main loop's sleep (`select.poll` on the doorbell, faked by
+filesystem in a host folder. With `costs` (harness/costs.py) the firmware's own Python work
+takes virtual time at the chip's rates; without, it takes none (only the SoftI2C bit delays
+do). The main loop's sleep (`select.poll` on the doorbell, faked by
 harness/mp_select.py) advances virtual time to the next host event or the poll's timeout,
 so the loop runs exactly as on the board, only as fast as the host can go. Control comes
 back to the caller through host events that stop the run.
@@ -13,6 +15,7 @@ Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS
 import os
 import runpy
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import machine
@@ -63,9 +66,10 @@ def import_board():
 
 
 class SimulatedClock:
-    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000):
+    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, costs=None):
         self.flash_dir = str(flash_dir)
         self.start_us = start_us
+        self.costs = costs  # a harness.costs.CostModel: the firmware's work takes time
         self.vt = None
         self.chips = None
         self.app = None
@@ -127,7 +131,8 @@ class SimulatedClock:
 
         machine.after(ms * 1000, stop, irq=False)  # control comes back when Python runs
         try:
-            self._boot_and_run()
+            with self.costs.charging() if self.costs is not None else nullcontext():
+                self._boot_and_run()
         except Stop:
             pass
 

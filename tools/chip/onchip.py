@@ -138,6 +138,11 @@ def percall(clock, n=15):
     def encode():
         segments.encode_into(buf, ui.text[side], ui.colon[side])
 
+    next_due_fn = getattr(app, "_next_due", None) or app._until_next
+
+    def next_due():
+        next_due_fn(now, g.deadline())
+
     base = _median(lambda: None, n)
     cases = (
         ("an empty Python method call", lambda: empty.method(), None),
@@ -156,7 +161,7 @@ def percall(clock, n=15):
         ("Game.remaining", lambda: g.remaining(side, now), None),
         ("Game.tick, nothing due", lambda: g.tick(now), None),
         ("Game.deadline", lambda: g.deadline(), None),
-        ("App._until_next", lambda: app._until_next(now, g.deadline()), None),
+        ("App._next_due (was _until_next)", next_due, None),
         ("buttons.poll, nothing pressed", lambda: b.buttons.poll(now), None),
         ("buttons.next_due", lambda: b.buttons.next_due(now), None),
         ("levers.drain, nothing queued", lambda: b.levers.drain(app._on_lever), None),
