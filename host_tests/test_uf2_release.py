@@ -274,7 +274,7 @@ def test_locked_without_a_known_sha256_downloads_nothing_and_says_to_commit_the_
     with pytest.raises(micropython_uf2.ReleaseError) as info:
         build(project, pin=pin, locked=True)
     text = str(info.value)
-    assert "has no sha256 for MicroPython 1.27.0 yet, and --locked" in text
+    assert "has no sha256 for MicroPython 1.27.0 yet, and the release job (--locked)" in text
     assert "run `make uf2`" in text and "commit %s" % pin in text
     assert "https://example.invalid/RPI_PICO-20251209-v1.27.0.uf2" in text
     assert not (project / "build").exists()

@@ -119,12 +119,19 @@ def check_release(data, pin, inspect, source):
     return firmware
 
 
+def shown(path):
+    """A path for messages: relative to the project root when it is inside it."""
+    path = Path(path)
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def unlocked_message(pin, pin_path):
     return (
-        "%s has no sha256 for MicroPython %s yet, and --locked (the release job) does not "
-        "pin one: a release must be built from a pin someone committed.\nOn a machine with "
+        "%s has no sha256 for MicroPython %s yet, and the release job (--locked) does not "
+        "pin one: a release is built only from a pin someone committed.\nOn a machine with "
         "network run `make uf2` (it downloads %s, checks it and writes its sha256 into the "
-        "file), commit %s, and tag again." % (pin_path, pin["version"], pin["url"], pin_path)
+        "file), commit %s, and tag the commit that has it."
+        % (shown(pin_path), pin["version"], pin["url"], shown(pin_path))
     )
 
 
@@ -241,7 +248,7 @@ def _pin(data, pin, pin_path, cached, origin, out):
     _store(cached, data)
     print(
         "pinned: MicroPython %s (%s), sha256 %s, written into %s: commit this file"
-        % (pin["version"], pin["file"], sha, pin_path),
+        % (pin["version"], pin["file"], sha, shown(pin_path)),
         file=out,
     )
     return Obtained(data, "%s (pinned, cached as %s)" % (origin, cached), True)
