@@ -15,11 +15,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
 from hypothesis import core as hypothesis_core
 from hypothesis import settings as hypothesis_settings
 
-hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-hypothesis_settings.register_profile("dev", print_blob=True)
+# Neither profile lets the machine's speed decide a result: no deadline per example and no
+# "too slow" health check (a loaded CI machine would fail them at random).
+_NOT_TIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+hypothesis_settings.register_profile(
+    "ci", derandomize=True, database=None, print_blob=True, **_NOT_TIMED
+)
+hypothesis_settings.register_profile("dev", print_blob=True, **_NOT_TIMED)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 hypothesis_settings.load_profile(PROFILE)
 
