@@ -36,12 +36,14 @@ $(JSDEPS): package.json package-lock.json
 # the workflow schema (--strict-collection) and zizmor's audits, offline.
 ZIZMOR := $(VENV)/bin/zizmor --offline --strict-collection --persona=pedantic --no-progress
 
-## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff + workflows)
+## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff + workflows).
+## Hypothesis draws at random from a seed it prints (HYPOTHESIS_SEED=N repeats a run's draws);
+## HYPOTHESIS_PROFILE=ci (what .ci/run sets) draws the same examples at every run.
 test: deps tmux
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
 	$(ZIZMOR) .github/workflows
-	$(PY) -m pytest -q host_tests
+	$(PY) -m pytest -q host_tests $(if $(HYPOTHESIS_SEED),--hypothesis-seed=$(HYPOTHESIS_SEED))
 
 # The simulator's tmux test drives it as a person would; best effort to install tmux (the
 # test is skipped where it is still missing).
