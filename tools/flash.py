@@ -52,7 +52,10 @@ from firmware_build import (
     shipped_names,
 )
 from micropython_uf2 import ReleaseError
-from runner import ProcessError, Result, Runner, last_line  # noqa: F401 (Result: for fakes)
+from runner import ProcessError, Result, Runner, last_line  # noqa: F401 (flash.Result: fakes)
+
+# Runner, last_line and Result come from runner.py; backup.py and export_games.py use them
+# as flash.Runner and flash.last_line, and the fakes in their tests answer with flash.Result.
 
 ROOT = Path(__file__).resolve().parent.parent
 
