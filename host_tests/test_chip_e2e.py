@@ -161,3 +161,23 @@ def test_pause_power_loss_and_resume(clock):
     assert displays(tr, tr.now_ns)[0] != before[0]
     st = state(clock)
     assert (st["state"], st["running"], st["moves"], st["errors"]) == (1, 0, [0, 1], 0)
+
+
+def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
+    """The loop's sleep on the rp2 port: the WFE's alarm is `timeout` ms after it starts, in
+    us (mp_wfe_or_timeout), not on the ticks_ms grid, so a poll nothing interrupts never ends
+    early, whatever the phase it starts at within a ms. (The host's fake select,
+    harness/mp_select.py, and make bench's loop model still end it on the grid, up to 1 ms
+    early: the app's +1 ms keeps it right on both.)"""
+    out = clock.repl_json(
+        "import json, time\n"
+        "bell = clock.board.bell\n"
+        "out = []\n"
+        "for k in range(12):\n"
+        "    time.sleep_us(k * 89)\n"
+        "    t0 = time.ticks_us()\n"
+        "    bell.wait(5)\n"
+        "    out.append(time.ticks_diff(time.ticks_us(), t0))\n"
+        "print(json.dumps(out))"
+    )
+    assert all(5_000 <= us <= 5_200 for us in out), out

@@ -35,14 +35,15 @@ for _p in (ROOT / "tools", ROOT / "host_tests", ROOT / "host_tests/harness/mp", 
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-import flash  # noqa: E402  (tools/flash.py)
+import micropython_pin  # noqa: E402
 import micropython_uf2  # noqa: E402
 import release  # noqa: E402
+import runner  # noqa: E402
 
 from harness import tm1637_decode  # noqa: E402
 from harness.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
 
-UF2_ENV = micropython_uf2.ENV_OVERRIDE  # "MICROPYTHON_UF2"
+UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 BOOTROM_ENV = "RP2040_BOOTROM"
 BOOTROM_NAMES = ("bootrom.bin", "bootrom.ts")
 # sha256 of the RP2040 B1 boot ROM's 16384 bytes (version byte 2 at 0x13)
@@ -105,13 +106,13 @@ def bootrom_bytes(path):
 def firmware_files(root=ROOT, python=sys.executable):
     """[(name, bytes)] of what `make flash` puts on the board, for the firmware in
     root/firmware (mpy-cross writes into root/build/release, as `make uf2` does)."""
-    return release.firmware_files(Path(root), flash.Runner(str(root)), python)
+    return release.firmware_files(Path(root), runner.Runner(str(root)), python)
 
 
 def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     """The 2 MiB flash of a Pico after dragging `make uf2`'s file onto it: MicroPython's
     pages, erased flash elsewhere, the littlefs image of `files` at 0xA0000."""
-    fw = micropython_uf2.inspect(uf2_data, release.FS_ADDRESS, release.FS_BYTES, source)
+    fw = release.check_micropython(uf2_data, source)
     image, _blocks = release.build_filesystem(files)
     out = bytearray(b"\xff" * release.FLASH_BYTES)
     base = release.FS_ADDRESS - release.FS_OFFSET
