@@ -88,7 +88,7 @@ class CostModel:
 
 # Fitted to the chip bench's per-call costs of the firmware of issue 14's baseline (the
 # event-driven loop, MicroPython v1.27.0 rp2): within 2 % on the wakeup, render and press
-# paths, within 35 % on the smallest pieces (test_chip_costs.py).
+# paths, every piece of 50 us or more within 40 % (test_chip_costs.py).
 CHIP = dict(line_us=3.33, call_us=16.9, ccall_us=9.42)
 
 
