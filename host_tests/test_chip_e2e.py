@@ -185,3 +185,34 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     shown = " ".join(map(str, out))
     assert all(4_000 < us <= 5_200 for us in out), shown  # never 1 ms early or more
     assert sum(1 for us in out if us >= 5_000) >= 10, shown  # the grid would cut 11 short
+
+
+def test_pio_runs_in_lock_step_with_the_core(clock):
+    """A state machine on the emulated chip keeps the RP2040's timing (the bench steps PIO
+    with the core's cycles, tools/chip/board.mjs): two instructions of 1 + 31 cycles at a
+    2 MHz PIO clock (a fractional divider, 62.5) make a square wave of 16 µs half periods on
+    GP16, while the core sleeps (time.sleep_ms) as well as while it runs (a busy loop)."""
+    clock.repl(
+        "import machine, rp2, time\n"
+        "@rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)\n"
+        "def square():\n"
+        "    set(pins, 1) [31]\n"
+        "    set(pins, 0) [31]\n"
+        "sm = rp2.StateMachine(0, square, freq=2_000_000, set_base=machine.Pin(16))\n"
+        "sm.active(1)\n"
+        "time.sleep_ms(1)\n"
+        "t = time.ticks_us()\n"
+        "while time.ticks_diff(time.ticks_us(), t) < 1000:\n"
+        "    pass\n"
+        "sm.active(0)\n"
+    )
+    tr = clock.trace()
+    clean(tr)
+    edges = [t for t, g, _level in tr.probes if g == 16]
+    assert len(edges) >= 100
+    # An edge is seen at the end of the core instruction its PIO cycle falls in (while
+    # the core sleeps: exactly), so one gap is off by at most a long instruction or an
+    # exception entry (< 100 ns), and they add up exactly.
+    gaps = [b - a for a, b in zip(edges[1:], edges[2:], strict=False)]
+    assert all(abs(g - 16_000) < 100 for g in gaps), sorted(set(gaps))
+    assert abs(edges[-1] - edges[1] - 16_000 * (len(edges) - 2)) < 100

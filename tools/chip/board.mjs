@@ -2,7 +2,7 @@
 // clock's parts on its pins. Owns the run loop, CPU busy accounting, the boot ROM's flash
 // routines, the USB CDC host and the line model of every wired GPIO.
 //
-// Facts this file relies on (../../../shared/CHIP.md has how they were found):
+// Facts this file relies on (shared/CHIP.md, beside the repository, has how they were found):
 // - rp2040js counts every instruction's cycles at 125 MHz (8 ns a cycle); a core sleeping
 //   in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm. CPU busy
 //   is therefore exactly the time the core is not waiting.
@@ -21,6 +21,11 @@
 //   reason and the scratch registers, and the caller builds a new board from its flash.
 // - GPIO inputs: `setInputValue` latches an edge in the IRQ status on every call, so it is
 //   called only when the resolved line level really changes.
+// - PIO: rp2040js runs the state machines from a wall-clock setTimeout, one instruction a
+//   step whatever the clock divider and the delays. Here they run in lock-step with the
+//   core: each machine gets sys cycles / divider PIO cycles, and an instruction takes
+//   1 + its delay of them (a stalled machine idles); while a machine can move, a sleeping
+//   core's time advances cycle by cycle so the machines run through it.
 
 import { RP2040, USBCDC, GPIOPinState, BasePeripheral, LogLevel } from 'rp2040js';
 
@@ -143,6 +148,14 @@ export class Board {
     this._hookTimer();
     this.pwmLog = []; // [t_ns] of PWM register writes (the buzzer reads them)
     this._hookPwm();
+    for (const pio of mcu.pio) {
+      pio.run = () => {}; // stepped by runUntil instead of a wall-clock timer
+      for (const m of pio.machines) {
+        m.pioClock = 0; // PIO cycles this machine may have run since its last restart
+        m.lastCycles = 0;
+        m.stalled = false; // its last step could not run (a wait, a FIFO)
+      }
+    }
     this.usbHost();
   }
 
@@ -230,7 +243,20 @@ export class Board {
           this.segments.push([this.awakeSince, clock.nanos]);
           this.awakeSince = null;
         }
-        const next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, tNs) : tNs;
+        let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, tNs) : tNs;
+        // A running state machine is stepped up to its next instruction (its pin edges
+        // keep their exact times); when none can move (all stalled on a wait or a FIFO),
+        // time jumps to the next alarm as usual: only an alarm or the core frees them.
+        if (this._pioRunning()) {
+          const due = this._pioDueCycles();
+          if (due >= 0) {
+            next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+            const cycles = (next - clock.nanos) / CYCLE_NS;
+            clock.tick(next - clock.nanos); // then the instruction due at `next`, at `next`
+            this._stepPio(cycles);
+            continue;
+          }
+        }
         clock.tick(next - clock.nanos);
         continue;
       }
@@ -243,10 +269,58 @@ export class Board {
       const cycles = core.executeInstruction();
       this.busyCycles += cycles;
       clock.tick(cycles * CYCLE_NS);
+      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) this._stepPio(cycles);
     }
     if (this.resetReason !== null && this.awakeSince !== null) {
       this.segments.push([this.awakeSince, clock.nanos]);
       this.awakeSince = null;
+    }
+  }
+
+  _pioRunning() {
+    return !this.mcu.pio[0].stopped || !this.mcu.pio[1].stopped;
+  }
+
+  /** System cycles until the next instruction of an enabled state machine that is not
+   *  stalled, or -1 when there is none. */
+  _pioDueCycles() {
+    let due = -1;
+    for (const pio of this.mcu.pio) {
+      if (pio.stopped) continue;
+      for (const m of pio.machines) {
+        if (!m.enabled || m.stalled) continue;
+        const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
+        const c = Math.ceil((m.cycles - m.pioClock) * div);
+        if (due < 0 || c < due) due = c;
+      }
+    }
+    return due;
+  }
+
+  /** Run every enabled state machine for `cycles` system clock cycles. */
+  _stepPio(cycles) {
+    for (const pio of this.mcu.pio) {
+      if (pio.stopped) continue;
+      for (const m of pio.machines) {
+        if (!m.enabled) continue;
+        if (m.cycles < m.lastCycles) m.pioClock = m.cycles; // restarted
+        const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
+        m.pioClock += cycles / div;
+        if (m.stalled && m.cycles < m.pioClock - 1) {
+          m.cycles = Math.ceil(m.pioClock - 1); // a stall earns no burst: it tries once now
+        }
+        while (m.cycles < m.pioClock) {
+          const before = m.cycles;
+          m.step();
+          m.stalled = m.cycles === before; // a wait or a FIFO holds it
+          if (m.stalled) {
+            m.cycles = Math.ceil(m.pioClock); // it idles this cycle
+            break;
+          }
+        }
+        m.lastCycles = m.cycles;
+      }
+      pio.checkChangedPins();
     }
   }
 

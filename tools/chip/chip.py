@@ -55,6 +55,7 @@ BUZZER_GPIO = 15  # firmware/board.py _BUZZER
 BATTERY_ADC = 3  # firmware/board.py _BATTERY_ADC: VSYS / 3
 FRESH_BATTERY_ADC = round(4.2 / 3 / 3.3 * 4095)  # 4.2 V on VSYS, in 12-bit ADC counts
 PINS = dict(LEVER, **BUTTON)  # name -> GPIO (hardware/README.md)
+PROBE_GPIOS = (16, 17)  # free on the clock's board: every level change is recorded
 MS = 1_000_000  # ns
 
 
@@ -129,6 +130,7 @@ def wiring():
         "leds": list(LED_PINS),
         "buzzer": BUZZER_GPIO,
         "adc": {str(BATTERY_ADC): FRESH_BATTERY_ADC},
+        "probes": list(PROBE_GPIOS),
     }
 
 
@@ -151,6 +153,7 @@ class Trace:
         self.buzzer = [tuple(x) for x in rec["buzzer"]]
         self.edges = [tuple(x) for x in rec["edges"]]
         self.stamps = [tuple(x) for x in rec["stamps"]]  # (edge_ns, gpio, read_ns, value)
+        self.probes = [tuple(x) for x in rec["probes"]]  # (t_ns, gpio, level) on PROBE_GPIOS
         self.segments = rec["segments"]
         self.now_ns = rec["now_ns"]
         self.serial = rec["serial"]

@@ -4,7 +4,8 @@
 //
 // The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
 // path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...],
-// "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 } } }.
+// "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
+// "probes": [gpio...] (free pins whose every level change is recorded) } }.
 // Then, each answered by one line ({"ok": true, ...} or {"ok": false, "error": text}):
 //   { "op": "run", "until_ms": t }        run the board to its own time t (ms since power-up)
 //   { "op": "pin", "at_ms": t, "gpio": g, "pressed": bool }
@@ -39,7 +40,7 @@ class Session {
   powerOn(flash) {
     const board = new Board({ bootrom: this.bootrom, flash, seed: this.seed++ });
     const w = this.wiring;
-    const rec = { leds: [], buzzer: [], edges: [], stamps: [] };
+    const rec = { leds: [], buzzer: [], edges: [], stamps: [], probes: [] };
     board.rec = rec;
     board.displays = w.displays.map(
       ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
@@ -50,6 +51,9 @@ class Session {
     }
     for (const g of w.leds) {
       board.watch(g, (level, t) => rec.leds.push([t, g, level]));
+    }
+    for (const g of w.probes || []) {
+      board.watch(g, (level, t) => rec.probes.push([t, g, level]));
     }
     // The lever stamp: the first read of the timer after a switch closes is the hard IRQ's
     // ticks_us() (nothing else reads the timer while the core sleeps).
@@ -191,6 +195,7 @@ class Session {
       buzzer: rec.buzzer,
       edges: rec.edges,
       stamps: rec.stamps,
+      probes: rec.probes,
       segments: board.segments,
       busy_cycles: board.busyCycles,
       now_ns: board.nanos,
