@@ -284,7 +284,7 @@ def merge_moves(records, moves):
         )
         for s in sheets
     }
-    paired, pair_problems = pgn_merge.pair(sheets, [r.stem for r in records], choices)
+    paired, why_none, pair_problems = pgn_merge.pair(sheets, [r.stem for r in records], choices)
     problems += pair_problems
     by_stem = {r.stem: r for r in records}
     merged, texts = {}, []
@@ -298,9 +298,7 @@ def merge_moves(records, moves):
                 lines.append("%s: not exported; its record %s is, without moves" % (title, stem))
             continue
         if record is None:
-            why = "no clock record" + (
-                " (none named)" if choices[sheet.number].record else " left for it"
-            )
+            why = why_none[sheet.number]
             texts.append(pgn_merge.without_record(sheet, why))
             lines.append("%s: %s, exported without clock times" % (title, why))
             continue

@@ -89,9 +89,9 @@ def record_stem(text):
 
 
 def pair(sheets, stems, choices):
-    """{game number: record stem or None} and the problems of pairing (see the module doc).
-    `stems`: every record's gNNN, oldest first; `choices`: {game number: Choice}."""
-    paired, named, problems = {}, {}, []
+    """({game number: record stem or None}, {game number: why it has none}, problems) (see
+    the module doc). `stems`: every record's gNNN, oldest first; `choices`: {number: Choice}."""
+    paired, why, named, problems = {}, {}, {}, []
     for sheet in sheets:
         want = choices[sheet.number].record
         if want is None:
@@ -99,28 +99,31 @@ def pair(sheets, stems, choices):
         stem = record_stem(want)
         paired[sheet.number] = None
         if stem is None:
-            problems.append("%s: %r is not a record's name (gNNN)" % (sheet.title(), want))
+            why[sheet.number] = "no clock record: %r is not a record's name (gNNN)" % want
         elif stem == NO_RECORD:
-            pass
+            why[sheet.number] = "no clock record (named '-')"
         elif stem not in stems:
-            problems.append("%s names %s, which is not among the records" % (sheet.title(), stem))
+            why[sheet.number] = "no clock record: %s is not among the records" % stem
         elif stem in named:
-            problems.append(
-                "%s names %s, which game %d names already" % (sheet.title(), stem, named[stem])
-            )
+            why[sheet.number] = "no clock record: %s is game %d's" % (stem, named[stem])
         else:
             named[stem] = sheet.number
             paired[sheet.number] = stem
+        if stem != NO_RECORD and paired[sheet.number] is None:
+            problems.append(
+                "%s: %s" % (sheet.title(), why[sheet.number][len("no clock record: ") :])
+            )
     free_sheets = [s.number for s in sheets if s.number not in paired]
     free_stems = [s for s in stems if s not in named]
     k = min(len(free_sheets), len(free_stems))
     for number in free_sheets[: len(free_sheets) - k]:
         paired[number] = None
+        why[number] = "no clock record left for it"
     for number, stem in zip(
         free_sheets[len(free_sheets) - k :], free_stems[len(free_stems) - k :], strict=True
     ):
         paired[number] = stem
-    return paired, problems
+    return paired, why, problems
 
 
 def clock_plies(rows):
@@ -251,6 +254,14 @@ def align(sheet, game, number):
     where, before = _where(sheet, rows, plies, broken, pairs)
     problem = "%s; %s; no clock times written" % (counts, where)
     ways = _suggest(sheet, m, number, c0)
+    if broken:
+        jump = plies[broken] - plies[broken - 1] - 1
+        if jump > 0 and c0 + jump + m == n:
+            ways.insert(
+                0,
+                "if the clock was %d half-move(s) behind until the arbiter set its counters: "
+                '[ClockOffset "%d"] or --offset %d=%d' % (jump, jump, number, jump),
+            )
     if before:
         move = sheet.plies[before - 1].label.split(" ")[0]
         ways.insert(

@@ -181,13 +181,13 @@ def _label(board, move):
 def _finish(sheet, game, builder, lines, first):
     sheet.game = game
     sheet.line = builder.first_line or first
-    for line, error in builder.errors:
-        sheet.problems.append("line %d: %s" % (line, error))
+    found = [(line, 1, str(error)) for line, error in builder.errors]
     for line, what in _stray_text(lines, first):
         if what.startswith("malformed tag pair"):
             sheet.warnings.append("line %d: %s, ignored" % (line, what))
         else:
-            sheet.problems.append("line %d: %s" % (line, what))
+            found.append((line, 0, what))  # first: text skipped explains the error after it
+    sheet.problems += ["line %d: %s" % (line, what) for line, _order, what in sorted(found)]
     if builder.errors and not builder.board_seen:
         return  # no start position: no moves to look at
     board = game.board()
