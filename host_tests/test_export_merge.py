@@ -628,3 +628,38 @@ def test_make_export_hands_moves_over():
         ["make", "-n", "export"], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert "--moves" not in plain.stdout
+
+
+def test_a_game_longer_than_the_clocks_log_keeps_its_newest_presses(tmp_path, capsys):
+    """620 half-moves: the engine's log (a ring of LOG_CAPACITY) keeps the newest 600, and
+    the record's first move number places them on plies 21..620. Played on the engine and
+    written by gamelog, as the firmware does (600 presses through the pins take long)."""
+    import engine
+    import gamelog
+    import presets
+
+    assert engine.LOG_CAPACITY == 600
+    control = presets.control(G60)
+    game = engine.Game(control)
+    at = 1_000
+    game.press(0, at)  # Black (left) starts White's clock
+    rng = random.Random(620)
+    for ply in range(620):
+        at += rng.randrange(500, 6_000)
+        game.press(1 - ply % 2, at)  # White (right) first
+    root = tmp_path / "flash"
+    root.mkdir()
+    assert gamelog.save_game_log(str(root), control.name, game.white, "*", "arbiter",
+                                 game.log_entries()) == "g000.json"  # fmt: skip
+    record = json.loads((root / "games" / "g000.json").read_text())
+    assert len(record["moves"]) == 600 and record["moves"][0][:2] == [1, 11]
+    shuffle = chess.pgn.Game()
+    shuffle.headers["Event"] = "Knight shuffle"
+    shuffle.add_line(chess.Move.from_uci(m) for m in ["g1f3", "g8f6", "f3g1", "f6g8"] * 155)
+    export(tmp_path, root / "games", str(shuffle) + "\n")
+    (merged,) = read_all(tmp_path / "out" / "round-clock.pgn")
+    assert_times(merged, record, first_ply=20)
+    out = capsys.readouterr()
+    assert "clock times on 600 of 620 half-move(s)" in out.out
+    assert "note: the clock's record starts at 11. Nf3: no clock time before it" in out.out
+    assert out.err == ""

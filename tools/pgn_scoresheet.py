@@ -75,6 +75,20 @@ class _Lines:
             self.read.append(text)
         return text
 
+    def skip_game(self):
+        """Read on to the next game: up to, not including, the next tag pair line that
+        follows a blank line (or the end)."""
+        blank = False
+        while True:
+            at = self._buf.tell()
+            text = self._buf.readline()
+            if not text or (blank and text.startswith("[")):
+                self._buf.seek(at)
+                return
+            self.line += 1
+            self.read.append(text)
+            blank = not text.strip()
+
 
 class _Builder(chess.pgn.GameBuilder):
     """python-chess's GameBuilder that notes lines and keeps errors quiet (no logging)."""
@@ -222,8 +236,7 @@ def read_sheets(text):
             game = chess.pgn.read_game(lines, Visitor=visitor)
         except Exception as exc:  # python-chess is forgiving; this is for what it is not
             sheet.problems.append("line %d: unreadable (%s)" % (lines.line, exc))
-            while lines.readline().strip():
-                pass  # skip to the blank line that ends the game
+            lines.skip_game()
             sheets.append(sheet)
             continue
         if game is None:
