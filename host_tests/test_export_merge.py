@@ -663,3 +663,13 @@ def test_a_game_longer_than_the_clocks_log_keeps_its_newest_presses(tmp_path, ca
     assert "clock times on 600 of 620 half-move(s)" in out.out
     assert "note: the clock's record starts at 11. Nf3: no clock time before it" in out.out
     assert out.err == ""
+
+
+def test_an_export_read_back_as_file_gives_the_same_export(tmp_path, round_games):
+    """FILE-clock.pgn is itself a FILE: its ClockFile tags name the records, its clock
+    comments are the clock's own, so merging it again changes nothing."""
+    games_dir, _records = round_games
+    export(tmp_path, games_dir, ROUND)
+    first = (tmp_path / "out" / "round-clock.pgn").read_text()
+    export(tmp_path, games_dir, first)
+    assert (tmp_path / "out" / "round-clock.pgn").read_text() == first

@@ -333,3 +333,9 @@ def test_times_are_written_exactly_when_the_record_fits(case):
         assert result.problems[0].startswith(
             "the clock has %d press(es), the scoresheet %d half-move(s)" % (m, n)
         )
+
+
+def test_a_merge_replaces_an_earlier_merges_note():
+    h = headers(Result="1-0", ClockNote="results disagree: an earlier export's note")
+    assert pgn_headers.merge_tags(h, dict(RECORD, result="1-0"), "g004.json") == []
+    assert "ClockNote" not in h

@@ -136,8 +136,12 @@ def merge_tags(headers, game, name):
       `*`); where both have one and they differ, the scoresheet's stays and a note says so;
     - TimeControl: the clock's where the scoresheet has none (missing, empty or `?`); a note
       where both are known and differ (the scoresheet's stays);
-    - ClockControl, ClockReason, ClockResult, ClockFile: always the record's."""
+    - ClockControl, ClockReason, ClockResult, ClockFile: always the record's;
+    - ClockNote: an earlier one (FILE is an earlier export) is removed; note_tags() writes
+      this merge's."""
     notes = []
+    if "ClockNote" in headers:
+        del headers["ClockNote"]  # an earlier merge's (FILE was an export): notes are redone
     sheet, clock = headers.get("Result", NO_RESULT), game["result"]
     if sheet not in RESULTS or sheet == NO_RESULT:
         if clock != NO_RESULT:

@@ -173,6 +173,8 @@ def _suggest(sheet, presses, number, c0):
     """The ways out for a mismatch, as tags and options, with what each assumes."""
     plies, n = sheet.plies, len(sheet.plies)
     ways = []
+    if not n:
+        return ways  # a scoresheet without moves: nothing to place the times on
 
     def upto(count, why):
         if 0 < count <= n:
