@@ -576,6 +576,9 @@ def test_bad_way_out_values_are_reported(tmp_path, capsys):
     assert "ClockOffset 'two' is not a whole number; no clock times written" in (
         capsys.readouterr().err
     )
+    (game,) = read_all(tmp_path / "out" / "round-clock.pgn")
+    assert "ClockOffset 'two' is not a whole number" in game.headers["ClockNote"]
+    assert all(n.clock() is None for n in game.mainline())
     export(tmp_path, games_dir, LASKER, "--upto", "1=40.")
     assert "ClockUpTo '40.' is not a move of this game; no clock times written" in (
         capsys.readouterr().err

@@ -264,7 +264,7 @@ def align(sheet, game, number):
                 "if the clock was %d half-move(s) behind until the arbiter set its counters: "
                 '[ClockOffset "%d"] or --offset %d=%d' % (jump, jump, number, jump),
             )
-    if before:
+    if before and before <= n:
         move = sheet.plies[before - 1].label.split(" ")[0]
         ways.insert(
             0,
@@ -282,17 +282,12 @@ def align_by_hand(sheet, game, choice):
     plies = clock_plies(rows)
     n = len(sheet.plies)
     try:
+        if choice.offset is not None and not re.fullmatch(r"\s*[+-]?\d+\s*", choice.offset):
+            raise ValueError("ClockOffset %r is not a whole number" % choice.offset)
         k = int(choice.offset) if choice.offset is not None else 0
-    except ValueError:
-        return (
-            [],
-            [],
-            ["ClockOffset %r is not a whole number; no clock times written" % choice.offset],
-        )
-    try:
         limit = upto_plies(choice.upto, sheet) if choice.upto is not None else n
     except ValueError as exc:
-        return [], [], ["%s; no clock times written" % exc]
+        return [], ["%s; no clock times written" % exc], ["%s; no clock times written" % exc]
     limit = min(limit, n)
     c0 = plies[0] if rows and plies[0] >= 0 else 0
     pairs = [(sheet.plies[c0 + i + k], r) for i, r in enumerate(rows) if 0 <= c0 + i + k < limit]
