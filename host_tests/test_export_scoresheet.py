@@ -339,3 +339,14 @@ def test_a_merge_replaces_an_earlier_merges_note():
     h = headers(Result="1-0", ClockNote="results disagree: an earlier export's note")
     assert pgn_headers.merge_tags(h, dict(RECORD, result="1-0"), "g004.json") == []
     assert "ClockNote" not in h
+
+
+def test_a_missing_blank_line_between_games_is_named_once():
+    """Without the blank line python-chess reads the next game's tags as moves of this one
+    (`[Site "Board e4"]` would even give it a move e4): the game is refused, with the line."""
+    text = '[Event "a"]\n\n1. e4 e5 1-0\n[Event "b"]\n[Site "Board d4"]\n[White "B"]\n\n1. d4 *\n'
+    first, second = ps.read_sheets(text)
+    assert first.problems == [
+        "line 4: tag pairs among the moves (is the blank line before a game missing?)"
+    ]
+    assert (second.title(), [p.label for p in second.plies]) == ("game 2 (line 8)", ["1. d4"])

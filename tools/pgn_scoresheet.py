@@ -26,6 +26,7 @@ import chess.pgn
 # Outside comments, once python-chess's tokens are taken out, only these may remain: move
 # numbers ("12.", "12..."), check and mate signs, an "e.p." after a capture.
 _ALLOWED_REST = re.compile(r"(?:\d+\.*|\.+|[+#]|e\.p\.)+")
+_TAGS_IN_MOVES = "tag pairs among the moves (is the blank line before a game missing?)"
 
 
 class Ply(NamedTuple):
@@ -136,18 +137,27 @@ def decode(data):
 def _stray_text(lines, first):
     """(line, text) of everything in a game's lines that python-chess would skip without a
     word: text it cannot read, a ')' that closes nothing, a '(' never closed (the rest of
-    the game would be a variation), tag pair lines it cannot read. `first` is the number
-    of lines[0]."""
-    stray, in_comment, opened = [], False, []
+    the game would be a variation), tag pair lines it cannot read, tag pairs after the
+    moves began (the blank line before the next game is missing: python-chess reads its
+    tags as moves). `first` is the number of lines[0]."""
+    stray, in_comment, opened, in_tags, run_end = [], False, [], True, -1
     for number, line in enumerate(lines, first):
         text = line.rstrip("\r\n")
         if not in_comment:
             if text.startswith("%"):
                 continue  # an escape line
-            if text.startswith("["):
+            if text.startswith("[") and in_tags:
                 if not chess.pgn.TAG_REGEX.match(text):
                     stray.append((number, "malformed tag pair %s" % text.strip()))
                 continue
+            if text.startswith("["):
+                if run_end != number - 1:
+                    stray.append((number, _TAGS_IN_MOVES))  # once per run of such lines
+                run_end = number
+                continue
+            if in_tags and (not text.strip() or text.startswith(";")):
+                continue
+            in_tags = False
         segments, pos = [], 0
         while pos < len(text):
             if in_comment:
