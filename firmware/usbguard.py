@@ -142,12 +142,14 @@ class UsbGuard:
         if self._game and not game:
             self._drop(FLUSH_MAX)  # a game just ended: its bytes never act later
         self._game = game
-        if 0 <= self._mute_until <= now:
+        muted = self._mute_until >= 0
+        if muted and self._mute_until <= now:
+            muted = False
             self._mute_until = -1
             self._bell.mute(self._in, False)
         n = 0
         byte = self._byte
-        while n < DRAIN_MAX and self._readable():
+        while not muted and n < DRAIN_MAX and self._readable():
             self._in.readinto(byte)
             n += 1
             if byte[0] == CTRL_C and not game:

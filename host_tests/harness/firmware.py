@@ -9,7 +9,8 @@ back to the caller through host events that stop the run.
 
 USB: `clock.usb` is the board's USB serial port with a host at the other end
 (harness/usb_cdc.py; fresh and unplugged at each power-on): board.py is handed its `sys`.
-When the app hands the board to a USB host its loop returns; `at_repl` is then True and
+When the app hands the board to a USB host its loop returns, or a KeyboardInterrupt ends
+main.py (kept in `exit_exception`, as pyexec prints it); `at_repl` is then True and
 `run_ms` only lets virtual time pass (the REPL waits for the host; the watchdog runs on).
 
 Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS GP13.
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 import machine
+import micropython
 
 from harness import mp_select, tm1637_decode, usb_cdc, vtime
 
@@ -91,6 +93,7 @@ class SimulatedClock:
         self._booted = False
         self.usb = usb_cdc.CdcPort()
         self.at_repl = False  # the app handed the board to a USB host; main.py has ended
+        self.exit_exception = None  # the KeyboardInterrupt that ended main.py, if one did
 
     def _boot_and_run(self):
         """Start main.py (first call) or resume its loop (later calls)."""
@@ -118,6 +121,9 @@ class SimulatedClock:
                 try:
                     runpy.run_path(str(FIRMWARE / "main.py"), run_name="__main__")
                     self.at_repl = True  # main.py ended: the REPL has the board
+                except KeyboardInterrupt as exc:  # pyexec prints it, the REPL starts
+                    self.at_repl = True
+                    self.exit_exception = exc
                 finally:
                     app_module.App.__init__ = original_init
             finally:
@@ -128,6 +134,9 @@ class SimulatedClock:
             try:
                 self.app.run_loop()
                 self.at_repl = True
+            except KeyboardInterrupt as exc:
+                self.at_repl = True
+                self.exit_exception = exc
             finally:
                 os.chdir(cwd)
 
@@ -142,7 +151,8 @@ class SimulatedClock:
             return
         event = machine.after(ms * 1000, stop, irq=False)  # control comes back when Python runs
         try:
-            self._boot_and_run()
+            with micropython.chip():
+                self._boot_and_run()
         except Stop:
             pass
         if event.entry is not None:  # the loop returned: the board went to the USB host

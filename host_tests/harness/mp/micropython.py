@@ -10,15 +10,19 @@ raised at the next check of the VM, i.e. at the next line of Python that runs on
 MicroPython's C and never sees it), or by `handle_pending()`, which the fake `select` and
 the fake stdin call where MicroPython's waits call mp_handle_pending. That is how the
 report's KeyboardInterrupt came out of the doorbell's ioctl: the first Python the poll ran.
+The chip runs only inside `with chip():` (harness/firmware.py wraps the firmware's run in
+it): a test that reads firmware objects between runs is the host looking, not the chip
+running, so the exception waits for the next run.
 
 Host API (not in MicroPython): `kbd_intr_calls` (every kbd_intr argument, in order),
 `interrupt_char()`, `sched_keyboard_interrupt()`, `handle_pending()`, `pending()`,
-`host_reset()` (a fresh VM: character 3, nothing pending, no calls; machine.host_reset
+`chip()`, `host_reset()` (a fresh VM: character 3, nothing pending, no calls; machine.host_reset
 calls it).
 """
 
 import os
 import sys
+from contextlib import contextmanager
 
 CHIP_CODE = [
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "firmware")
@@ -65,7 +69,20 @@ def alloc_emergency_exception_buf(size):
 _interrupt_char = 3
 _pending = None  # the exception waiting for the VM's next check
 _saved_trace = None
+_running = 0  # depth of `with chip():`
 kbd_intr_calls = []
+
+
+@contextmanager
+def chip():
+    """Host API: the firmware runs on the chip inside this block (pending exceptions are
+    raised at its checks)."""
+    global _running
+    _running += 1
+    try:
+        yield
+    finally:
+        _running -= 1
 
 
 def kbd_intr(chr):
@@ -109,7 +126,7 @@ def sched_keyboard_interrupt():
 
 def handle_pending():
     """Host API: mp_handle_pending(true): raise the pending exception, if any."""
-    if _pending is not None:
+    if _pending is not None and _running:
         exc = _disarm()
         raise exc
 
@@ -138,7 +155,7 @@ def _global_trace(frame, event, arg):
 
 
 def _local_trace(frame, event, arg):
-    if _pending is not None and event == "line":
+    if _pending is not None and _running and event == "line":
         exc = _disarm()
         raise exc
     return _local_trace if _pending is not None else None
