@@ -199,7 +199,7 @@ class App:
         if buzzer.next_due(now) == 0:
             buzzer.update(now)
         usb = self.usb
-        if usb is not None and usb.due(now) and usb.service(now, g.state):
+        if usb is not None and usb.due(now, g.state) and usb.service(now, g.state):
             self.handed_over = True  # the loop ends after this wakeup
         if g.state == E.READY and self._battery_due <= now:
             self._battery_due = now + BATTERY_MS

@@ -41,7 +41,7 @@ Bytes still buffered on the chip when a game ends are dropped unread (up to FLUS
 so a Ctrl-C sent during a game never hands over later. Bytes the host's own buffers hold
 back (flow control) arrive after that and count as sent then.
 
-Contract with the loop: `start()` when the loop starts; each wakeup, `due(now)` and if True
+Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and if True
 `service(now, phase)` (phase = the engine's game state); `next_due()` joins the loop's
 sleep; `rebase()` when the loop's count restarts at 0; `service` returning True means
 "hand the board over": the loop ends and calls `stop()`. Nothing here allocates after the
@@ -112,10 +112,10 @@ class UsbGuard:
         self._bell.mute(self._in, True)
         self._kbd_intr(CTRL_C)
 
-    def due(self, now):
-        """True when `service` has work: the loop's poll found stdin readable, or a muted
-        port or an owed status line is due."""
-        if self._bell.heard:
+    def due(self, now, phase):
+        """True when `service` has work: the loop's poll found stdin readable, a game began
+        or ended, or a muted port or an owed status line is due."""
+        if self._bell.heard or in_game(phase) != self._game:
             return True
         d = self.next_due()
         return 0 <= d <= now

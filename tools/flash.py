@@ -6,7 +6,8 @@ usage: flash.py {flash,repl,device-test} [--port PORT] [--root DIR]
 
 This module owns everything the host does to the board through mpremote:
 - finding the board (USB VID:PID 2e8a:0005 is a Raspberry Pi Pico running MicroPython)
-  and proving it runs MicroPython before anything is written to it;
+  and proving it runs MicroPython before anything is written to it; a clock in a game is
+  refused in one line first (clock_link.py), for every tool that connects through here;
 - flash: every firmware/*.py except main.py and boot.py is compiled with mpy-cross into
   build/NAME.mpy (.mpy modules load faster and need far less RAM on the board), main.py and
   boot.py stay source because MicroPython only runs those two by their .py names; all of them
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import bootsel
+import clock_link
 import micropython_uf2
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +98,8 @@ class Runner:
         except OSError as exc:
             return Result(127, "", "%s: %s" % (argv[0], exc))
         return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    open_serial = staticmethod(clock_link.open_serial)  # clock_link's probe of the port
 
     def interactive(self, argv):
         """Run attached to this terminal (the REPL); returns the exit status."""
@@ -173,7 +177,10 @@ def check_micropython(runner, mpremote, port):
     """Ask the board what it runs; returns the version string, FlashError unless MicroPython."""
     result = runner.run(mpremote + ["connect", port, "exec", IMPL_PROBE])
     if result.returncode != 0:
-        raise FlashError("no MicroPython REPL answered on %s: %s" % (port, last_line(result)))
+        raise FlashError(
+            clock_link.explain_failure(port, result.stdout + result.stderr)
+            or "no MicroPython REPL answered on %s: %s" % (port, last_line(result))
+        )
     words = result.stdout.split()
     name = words[-2] if len(words) >= 2 else (words[-1] if words else "nothing")
     version = words[-1] if len(words) >= 2 else "?"
@@ -187,10 +194,13 @@ def check_micropython(runner, mpremote, port):
 
 def resolve_port(runner, mpremote, port, out, devices=None):
     """The given port or the one found (among `devices` when already listed), after proving
-    it runs MicroPython."""
+    it runs MicroPython; FlashError, before mpremote touches it, for a clock in a game."""
     if not port:
         port = find_port(runner, mpremote, devices)
         print("found a MicroPython Pico on %s" % port, file=out)
+    busy = clock_link.busy_message(runner, port, mpremote == mpremote_command({}))
+    if busy:
+        raise FlashError(busy)
     version = check_micropython(runner, mpremote, port)
     try:
         numbers = tuple(int(x) for x in version.split(".")[:2])
