@@ -220,15 +220,15 @@ class App:
         self._sleep_ms = self._until_next(now, deadline)
 
     def hand_over(self):
-        """The board goes to a USB host (not during a game): quiet, say so, Ctrl-C back."""
+        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
         b = self.board
+        if self.usb is not None:
+            self.usb.stop()
         b.buzzer.stop()
         b.set_leds(0)
         for side, text in ((0, b"USb "), (1, b"StoP")):
             segments.encode_into(self.segs[side], text, 0)
             b.displays[side].show(self.segs[side])
-        if self.usb is not None:
-            self.usb.stop()
 
     def _can_rebase(self, now):
         """True when no instant is kept in the monotonic count but the loop's own: a game

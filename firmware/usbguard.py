@@ -115,10 +115,12 @@ class UsbGuard:
     def due(self, now, phase):
         """True when `service` has work: the loop's poll found stdin readable, a game began
         or ended, or a muted port or an owed status line is due."""
-        if self._bell.heard or in_game(phase) != self._game:
+        if self._bell.heard or (RUNNING <= phase <= FLAGGED) != self._game:
+            return True  # (inline: this runs at every wakeup of the loop)
+        d = self._mute_until
+        if 0 <= d <= now:
             return True
-        d = self.next_due()
-        return 0 <= d <= now
+        return self._owed and self._reply_at <= now
 
     def next_due(self):
         """The next instant (ms) `service` must run by itself, -1 = only when bytes come."""

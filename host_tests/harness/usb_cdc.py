@@ -12,12 +12,15 @@ shared/tinyusb/mp_usbd.h, ports/rp2/mphalport.c, shared/runtime/sys_stdio_mphal.
   NAKs and the host's bytes wait on the host (`backlog`), going in as room appears.
 - stdin poll (ioctl MP_STREAM_POLL): POLLIN while the ring buffer holds a byte; POLLOUT
   when no program on the host has the port open (no DTR) or the TX FIFO has a free byte.
-- stdin.buffer.readinto(buf) / read(n): one byte after the other from the ring buffer,
-  waiting (mp_event_wait_indefinite: virtual time runs to the next event) while it is
-  empty; with nothing scheduled the board would wait forever: `Blocked`.
+- stdin.buffer.readinto(buf) / read(n): one byte after the other from the ring buffer; on
+  the board a read with the ring buffer empty waits for the host (and the watchdog resets
+  the board 8 s later if none comes). Here that raises `Blocked`, a BaseException the
+  loop's error handler cannot swallow: the firmware must read only what POLLIN promised.
 - stdout.buffer.write(buf[, off], n) (MicroPython's extension of write): with the port open
   (DTR) only as much as the TX FIFO (256 bytes) has room for; then it waits 1 ms at a time
-  (virtual time runs) for room, up to 500 ms after the last progress, and returns short.
+  for room, up to 500 ms after the last progress, and returns short. Virtual time runs
+  through the wait with only IRQ-level events (pins, timers, the watchdog): the host's own
+  actions wait for Python, as for SoftI2C's bit delays, so a blocked write lasts 500 ms.
   With the port closed every byte goes into the FIFO and the oldest are overwritten
   (tx_overwritabe_if_not_connected); nothing waits. TX FIFO content outlives a close
   (tx_persistent) and reaches the next program that opens the port.
@@ -48,8 +51,8 @@ _MP_STREAM_CLOSE = 4
 _EPERM = 1
 
 
-class Blocked(Exception):
-    """A stdin read with no byte to read and nothing scheduled: the board waits forever."""
+class Blocked(BaseException):
+    """A stdin read with no byte to read: the board would wait here for the host."""
 
 
 class CdcPort:
@@ -133,16 +136,11 @@ class CdcPort:
         return ret
 
     def _rx_chr(self):
-        while True:
-            self._pump()
-            if self.ring:
-                return self.ring.popleft()
-            micropython.handle_pending()
-            events = machine._board.events
-            if not events:
-                raise Blocked("stdin read with nothing to read and nothing scheduled")
-            due = min(e[0] for e in events)
-            machine.advance(max(0, due - machine.now_us()))
+        self._pump()
+        if self.ring:
+            return self.ring.popleft()
+        micropython.handle_pending()
+        raise Blocked("stdin read with nothing to read: the board would wait for the host")
 
     def _tx(self, data):
         """mp_usbd_cdc_tx_strn: returns how many bytes went into the FIFO."""
@@ -164,7 +162,7 @@ class CdcPort:
                     break
                 elif self.connected():
                     start = machine.now_us()
-                    machine.advance(1000)  # mp_event_wait_ms(1): wait for the host
+                    machine.advance(1000, irq_only=True)  # mp_event_wait_ms(1)
                     self.tx_wait_us += machine.now_us() - start
         return i
 
