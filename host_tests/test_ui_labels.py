@@ -1,5 +1,6 @@
-"""Every fixed 4-character text in ui.py can be drawn: no character without a glyph (a
-"?", "K" or "+" would silently show as a blank and change the word's meaning)."""
+"""Every fixed 4-character text of the UI (ui.py and its screens, ui_*.py) can be drawn: no
+character without a glyph (a "?", "K" or "+" would silently show as a blank and change the
+word's meaning)."""
 
 import re
 from pathlib import Path
@@ -7,8 +8,9 @@ from pathlib import Path
 import pytest
 import segments
 
-UI = Path(__file__).resolve().parent.parent / "firmware" / "ui.py"
-LABELS = sorted(set(re.findall(r'b"([^"]{4})"', UI.read_text())))
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+UI = [FIRMWARE / "ui.py", *sorted(FIRMWARE.glob("ui_*.py"))]
+LABELS = sorted({t for p in UI for t in re.findall(r'b"([^"]{4})"', p.read_text())})
 
 
 def test_labels_found():
