@@ -23,40 +23,16 @@ screen implements and what they share):
 Buttons (kind SHORT on release, LONG after ~2 s held, REPEAT while PLUS/MINUS are held).
 Levers only act on the game screen (the engine ignores them unless running or ready).
 
-The button, screen and request codes are re-exported here for the shell and the tests.
+The button, screen and request codes below are the shell's (app.py) and the tests'; each
+screen module keeps private const() copies of those it uses (host_tests/test_ui_codes.py
+checks they agree).
 """
 
 import engine as E
 import presets
+from micropython import const
 from timecontrol import TimeControlError, from_seconds
 from ui_arbiter import ArbiterMenu
-from ui_base import (  # noqa: F401 (re-exported: the shell and the tests use ui.X)
-    LONG,
-    MESSAGE_MS,
-    MINUS,
-    PLAY,
-    PLUS,
-    REASON_DEAD,
-    REASON_FLAG,
-    REPEAT,
-    REQ_APPLY_SETTINGS,
-    REQ_BEEP,
-    REQ_CLEAR_GAME,
-    REQ_LOG_GAME,
-    REQ_RESUMED,
-    REQ_SAVE_GAME,
-    REQ_SAVE_SETTINGS,
-    S_ARBITER,
-    S_CHOOSE,
-    S_CUSTOM,
-    S_GAME,
-    S_MATERIAL,
-    S_MESSAGE,
-    S_RESUME,
-    S_SETTINGS,
-    SET,
-    SHORT,
-)
 from ui_choose import PresetChooser
 from ui_custom import CustomEditor
 from ui_game import GameScreen
@@ -64,6 +40,40 @@ from ui_material import MaterialEntry
 from ui_message import Messages
 from ui_resume import ResumeOffer
 from ui_settings import SettingsMenu
+
+# Buttons and kinds: the same codes as buttons.py
+PLAY = const(0)
+SET = const(1)
+MINUS = const(2)
+PLUS = const(3)
+SHORT = const(1)  # on release
+LONG = const(2)  # after ~2 s held
+REPEAT = const(3)  # while PLUS/MINUS are held
+
+# Screens: the index of each in `ui.Ui.screens`
+S_GAME = const(0)  # ui_game.GameScreen (its info pages: ui_info.InfoPages)
+S_CHOOSE = const(1)  # ui_choose.PresetChooser
+S_CUSTOM = const(2)  # ui_custom.CustomEditor
+S_SETTINGS = const(3)  # ui_settings.SettingsMenu
+S_ARBITER = const(4)  # ui_arbiter.ArbiterMenu
+S_MATERIAL = const(5)  # ui_material.MaterialEntry
+S_RESUME = const(6)  # ui_resume.ResumeOffer
+S_MESSAGE = const(7)  # ui_message.Messages
+
+# Requests to the shell (bits returned by key())
+REQ_SAVE_SETTINGS = const(1)  # write ui.settings to flash
+REQ_SAVE_GAME = const(2)  # write the paused game (engine snapshot) to flash
+REQ_CLEAR_GAME = const(4)  # the game is over or replaced: forget the saved state
+REQ_LOG_GAME = const(8)  # the result is confirmed: archive the move log
+REQ_APPLY_SETTINGS = const(16)  # brightness / sound changed
+REQ_BEEP = const(32)  # acknowledge beep (a refused action)
+REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its move log
+
+MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
+
+# Reasons passed to Game.finish(), read back by the shell's game log (archive.py)
+REASON_FLAG = const(1)  # the result follows a flag (material entry)
+REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
 
 
 def control_of(c):
@@ -83,17 +93,16 @@ def control_of(c):
 class Ui:
     def __init__(self, settings, game=None):
         self.settings = settings
-        self.game = game if game is not None else E.Game(self.control_from_settings())
+        self.game = game if game is not None else E.Game(control_of(settings["control"]))
         self.apply_options()
         self.text = (bytearray(b"    "), bytearray(b"    "))  # what each display shows
         self.colon = bytearray(2)
         self.leds = 0  # bit 0 left, bit 1 right
         self.battery_pct = 100
         self.battery_low_pct = 15
-        self.game_screen = GameScreen(self)
         # Indexed by the S_* codes
         self.screens = (
-            self.game_screen,
+            GameScreen(self),
             PresetChooser(self),
             CustomEditor(self),
             SettingsMenu(self),
@@ -103,7 +112,7 @@ class Ui:
             Messages(self),
         )
         self.screen = S_GAME  # the current screen's code
-        self.current = self.game_screen  # the current screen
+        self.current = self.screens[S_GAME]  # the current screen
 
     # ---------------------------------------------------------- switching
     def go(self, screen):
@@ -126,9 +135,6 @@ class Ui:
         self.screens[S_RESUME].offer(snapshot)
 
     # ------------------------------------------------------------ the game
-    def control_from_settings(self):
-        return control_of(self.settings["control"])
-
     def apply_options(self):
         s = self.settings
         g = self.game
@@ -139,7 +145,9 @@ class Ui:
     def new_game(self, control=None):
         """A new game of `control` (default: the settings' one), ready on the game screen."""
         self.apply_options()
-        self.game.reset(control if control is not None else self.control_from_settings())
+        if control is None:
+            control = control_of(self.settings["control"])
+        self.game.reset(control)
         self.open(S_GAME)
 
     # ------------------------------------------------- the current screen
@@ -160,4 +168,4 @@ class Ui:
 
     def alerts(self, now):
         """Low-time beeps (ui_game.GameScreen.alerts): 0, 1 (low time) or 2 (a last second)."""
-        return self.game_screen.alerts(now)
+        return self.screens[S_GAME].alerts(now)

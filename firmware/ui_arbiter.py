@@ -25,7 +25,7 @@ from micropython import const
 from timecontrol import BONUS_DELAY, BONUS_FISCHER, MODE_CANADIAN
 from ui_base import Screen, copy, number
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -57,39 +57,47 @@ _A_ADD_LEFT = const(10)
 _A_ADD_RIGHT = const(11)
 _A_G4 = const(12)
 A_DEAD = const(13)  # public: the tests walk the menu to it
+_N_ITEMS = const(14)
+# The label of each item, packed (ui_base.copy); then the Canadian overtime items' labels
 _LABELS = (
-    b"Lt n",
-    b"Lt S",
-    b"rt n",
-    b"rt S",
-    b"L  n",
-    b"r  n",
-    b"L  P",
-    b"r  P",
-    b"LbY ",  # Canadian: "L c " (_OT_LABELS)
-    b"rbY ",
-    b"AddL",  # +2 min for the left ("+" has no seven-segment glyph)
-    b"Addr",
-    b"G4  ",
-    b"dEAd",
+    b"Lt n"
+    b"Lt S"
+    b"rt n"
+    b"rt S"
+    b"L  n"
+    b"r  n"
+    b"L  P"
+    b"r  P"
+    b"LbY "  # Canadian: "L c " (_CANADIAN)
+    b"rbY "
+    b"AddL"  # +2 min for the left ("+" has no seven-segment glyph)
+    b"Addr"
+    b"G4  "
+    b"dEAd"
+    b"L c "  # Canadian: moves still to make in the block
+    b"r c "
 )
-_OT_LABELS = (b"L c ", b"r c ")  # Canadian: moves still to make in the block
+_CANADIAN = const(6)  # items LbY / rbY in a Canadian game: labels 14 and 15
+# Right display texts, packed
+_VALUES = (
+    b"P   "  # 0: a period (its number after it)
+    b"Inc "  # 4: G.4 gives an increment
+    b"dLY "  # 8: G.4 gives a delay
+    b"PLAY"  # 12: an action: PLAY applies it
+)
 
 
 class ArbiterMenu(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.game = ui.game
-        self.cursor = _A_LEFT_MIN  # the item
-        self.value = 0  # the item's value being edited (ms, moves, period index, count)
-        self.g4_kind = BONUS_FISCHER  # what G.4 gives: kept between openings
+    cursor = _A_LEFT_MIN  # the item
+    value = 0  # the item's value being edited (ms, moves, period index, count)
+    g4_kind = BONUS_FISCHER  # what G.4 gives: kept between openings
 
     def open(self):
         self.cursor = _A_LEFT_MIN
         self.value = self._value(_A_LEFT_MIN)
 
     def _value(self, item):
-        g = self.game
+        g = self.ui.game
         if item <= _A_RIGHT_SEC:
             side = 0 if item <= _A_LEFT_SEC else 1
             return g.remaining(side, 0)  # the clock is stopped: `now` does not matter
@@ -103,14 +111,14 @@ class ArbiterMenu(Screen):
 
     def _next_item(self, item):
         """The item after `item`; the overtime counters only in byo-yomi / Canadian games."""
-        item = (item + 1) % len(_LABELS)
-        if item == _A_LEFT_OT and not self.game.control.ot_count:
+        item = (item + 1) % _N_ITEMS
+        if item == _A_LEFT_OT and not self.ui.game.control.ot_count:
             item = _A_ADD_LEFT
         return item
 
     def _commit(self, now):
         """Apply the edited value of the current item to the engine (logged there)."""
-        g = self.game
+        g = self.ui.game
         item = self.cursor
         if item <= _A_RIGHT_SEC:
             side = 0 if item <= _A_LEFT_SEC else 1
@@ -130,8 +138,8 @@ class ArbiterMenu(Screen):
                 g.set_overtime(side, self.value, now)
 
     def key(self, button, kind, now):
-        g = self.game
         ui = self.ui
+        g = ui.game
         item = self.cursor
         if button == _SET and kind == _LONG:
             self._commit(now)
@@ -143,7 +151,26 @@ class ArbiterMenu(Screen):
             self.value = self._value(self.cursor)
             return 0
         if button == _PLAY and kind == _SHORT:
-            return self._play(item, now)
+            # An action item does its action; any other item is applied, and the menu left.
+            if item in (_A_ADD_LEFT, _A_ADD_RIGHT):
+                if g.add_time(item - _A_ADD_LEFT, 120_000, now) != E.OK:
+                    return _REQ_BEEP
+                # "donE", not "OK": K has no seven-segment glyph (segments.py)
+                ui.show_message(b"Add ", b"donE", now, _S_ARBITER)
+                return 0
+            if item == _A_G4:
+                if g.appendix_g4(g.running, self.g4_kind, now) != E.OK:
+                    ui.show_message(b"G4  ", b" no ", now, _S_ARBITER)
+                    return _REQ_BEEP
+                ui.show_message(b"G4  ", b"donE", now, _S_ARBITER)
+                return _REQ_SAVE_GAME
+            if item == A_DEAD:
+                g.finish(E.RESULT_DRAW, _REASON_DEAD, now)
+                ui.go(_S_GAME)
+                return _REQ_LOG_GAME | _REQ_CLEAR_GAME
+            self._commit(now)
+            ui.go(_S_GAME)
+            return _REQ_SAVE_GAME
         if button not in (_PLUS, _MINUS) or kind == _LONG:
             return 0
         step = 1 if button == _PLUS else -1
@@ -163,48 +190,25 @@ class ArbiterMenu(Screen):
             self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
         return 0
 
-    def _play(self, item, now):
-        """PLAY: an action item does its action; any other item is applied, and the menu
-        left."""
-        g = self.game
-        ui = self.ui
-        if item in (_A_ADD_LEFT, _A_ADD_RIGHT):
-            if g.add_time(item - _A_ADD_LEFT, 120_000, now) != E.OK:
-                return _REQ_BEEP
-            # "donE", not "OK": K has no seven-segment glyph (segments.py)
-            ui.show_message(b"Add ", b"donE", now, _S_ARBITER)
-            return 0
-        if item == _A_G4:
-            if g.appendix_g4(g.running, self.g4_kind, now) != E.OK:
-                ui.show_message(b"G4  ", b" no ", now, _S_ARBITER)
-                return _REQ_BEEP
-            ui.show_message(b"G4  ", b"donE", now, _S_ARBITER)
-            return _REQ_SAVE_GAME
-        if item == A_DEAD:
-            g.finish(E.RESULT_DRAW, _REASON_DEAD, now)
-            ui.go(_S_GAME)
-            return _REQ_LOG_GAME | _REQ_CLEAR_GAME
-        self._commit(now)
-        ui.go(_S_GAME)
-        return _REQ_SAVE_GAME
-
     def render(self, now):
+        ui = self.ui
         item = self.cursor
-        label = _LABELS[item]
-        if _A_LEFT_OT <= item <= _A_RIGHT_OT and self.game.control.mode == MODE_CANADIAN:
-            label = _OT_LABELS[item - _A_LEFT_OT]
-        copy(self.text[0], label)
-        right = self.text[1]
-        self.colon[0] = self.colon[1] = 0
+        at = 4 * item
+        if _A_LEFT_OT <= item <= _A_RIGHT_OT and ui.game.control.mode == MODE_CANADIAN:
+            at += 4 * _CANADIAN
+        copy(ui.text[0], _LABELS, at)
+        right = ui.text[1]
+        colon = ui.colon
+        colon[0] = colon[1] = 0
         if item <= _A_RIGHT_SEC:
-            self.colon[1] = timefmt.countdown_into(right, self.value, 0)
+            colon[1] = timefmt.countdown_into(right, self.value, 0)
         elif item <= _A_RIGHT_MOVES:
             number(right, self.value)
         elif item <= _A_RIGHT_PERIOD:
-            number(right, self.value + 1, b"P   ")
+            number(right, self.value + 1, _VALUES, 0)
         elif item <= _A_RIGHT_OT:
             number(right, self.value)
         elif item == _A_G4:
-            copy(right, b"Inc " if self.g4_kind == BONUS_FISCHER else b"dLY ")
+            copy(right, _VALUES, 4 if self.g4_kind == BONUS_FISCHER else 8)
         else:
-            copy(right, b"PLAY")  # an action: PLAY applies it
+            copy(right, _VALUES, 12)

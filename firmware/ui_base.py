@@ -1,14 +1,15 @@
 """What every screen of the UI shares: the codes, the Screen base class, the text helpers.
 
 Pure module: no pins, files or clocks. The screens (ui_*.py) and their dispatcher (ui.py)
-import it; it imports none of them.
+import it; it imports none of them. The codes (buttons, screens, requests) are ui.py's; each
+screen keeps private const() copies of those it uses.
 
 A screen is a small object built once by the dispatcher (`ui.Ui`) and handed it. It owns
 its own state and implements:
 - `open()`: its entry code, run by `ui.open(S_X)` when another screen sends the user to it
   fresh (a cursor back on the first item, a value read from the engine). `ui.go(S_X)`
   returns to a screen without it: its state stands (after a message, a cancelled editor);
-- `key(button, kind, now)`: one button event (buttons.py codes below); returns REQ_* bits
+- `key(button, kind, now)`: one button event (buttons.py's codes); returns REQ_* bits
   for the shell (app.py), which does the I/O;
 - `render(now)`: fills the two 4-character buffers `self.text[0]`/`[1]` (ASCII codes for
   segments.encode_into) and `self.colon[0]`/`[1]` (1 = lit). Only the game screen sets the
@@ -20,59 +21,36 @@ its own state and implements:
 `next_change` of the game screen (the steady state); menus may allocate on keys.
 """
 
-from micropython import const
 from timecontrol import MODE_BYOYOMI
 
-# Buttons and kinds: the same codes as buttons.py
-PLAY = const(0)
-SET = const(1)
-MINUS = const(2)
-PLUS = const(3)
-SHORT = const(1)  # on release
-LONG = const(2)  # after ~2 s held
-REPEAT = const(3)  # while PLUS/MINUS are held
-
-# Screens: the index of each in `ui.Ui.screens`
-S_GAME = const(0)  # ui_game.GameScreen (its info pages: ui_info.InfoPages)
-S_CHOOSE = const(1)  # ui_choose.PresetChooser
-S_CUSTOM = const(2)  # ui_custom.CustomEditor
-S_SETTINGS = const(3)  # ui_settings.SettingsMenu
-S_ARBITER = const(4)  # ui_arbiter.ArbiterMenu
-S_MATERIAL = const(5)  # ui_material.MaterialEntry
-S_RESUME = const(6)  # ui_resume.ResumeOffer
-S_MESSAGE = const(7)  # ui_message.Messages
-
-# Requests to the shell (bits returned by key())
-REQ_SAVE_SETTINGS = const(1)  # write ui.settings to flash
-REQ_SAVE_GAME = const(2)  # write the paused game (engine snapshot) to flash
-REQ_CLEAR_GAME = const(4)  # the game is over or replaced: forget the saved state
-REQ_LOG_GAME = const(8)  # the result is confirmed: archive the move log
-REQ_APPLY_SETTINGS = const(16)  # brightness / sound changed
-REQ_BEEP = const(32)  # acknowledge beep (a refused action)
-REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its move log
-
-MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
-
-# Reasons passed to Game.finish(), read back by the shell's game log (archive.py)
-REASON_FLAG = const(1)  # the result follows a flag (material entry)
-REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
-
-RESULT_TEXT = (b"    ", b"  1 ", b"  0 ", b"1-2 ")  # win, loss, draw (1-2 reads "half each")
-
+# Label tables are 4-character texts packed into one bytes object each (one object on the
+# heap instead of one per label): entry i starts at 4 * i, see copy().
+_BLANK = b"    "
+_NO_YES = b"  no" b" YES"  # fmt: skip
+_RESULTS = (
+    b"  1 "  # won
+    b"  0 "  # lost
+    b"1-2 "  # draw (reads "half each")
+)
 # Overtime counters (game screen and info page): byo-yomi periods left, Canadian moves still
 # to make in the block
-_OT_COUNT_LABELS = (b"bY  ", b"c   ")
+_OT_COUNT_LABELS = (
+    b"bY  "  # byo-yomi
+    b"c   "  # Canadian
+)
 
 
-def copy(buf, text):
-    """The 4 characters of `text` into `buf`."""
+def copy(buf, text, at=0):
+    """The 4 characters of `text` from index `at` (a packed table's entry at 4 * i) into
+    `buf`."""
     for i in range(4):
-        buf[i] = text[i]
+        buf[i] = text[at + i]
 
 
-def number(buf, n, label=b"    "):
-    """Right-aligned number (0..9999) after a label prefix kept where digits are not needed."""
-    copy(buf, label)
+def number(buf, n, label=_BLANK, at=0):
+    """Right-aligned number (0..9999) after a label prefix kept where digits are not needed
+    (`label` from index `at`, as copy())."""
+    copy(buf, label, at)
     i = 3
     while True:
         buf[i] = 48 + n % 10
@@ -85,25 +63,19 @@ def number(buf, n, label=b"    "):
 def overtime_count(buf, game, side):
     """The side's overtime counter into `buf` (its colon is off): `bY n` byo-yomi periods
     left (the current one included), `c nn` Canadian moves still to make in the block."""
-    label = _OT_COUNT_LABELS[0 if game.control.mode == MODE_BYOYOMI else 1]
-    number(buf, game.ot_left[side], label)
+    at = 0 if game.control.mode == MODE_BYOYOMI else 4
+    number(buf, game.ot_left[side], _OT_COUNT_LABELS, at)
 
 
 class Screen:
     """The base of every screen: the defaults of the interface in the module docstring."""
 
     def __init__(self, ui):
-        self.ui = ui  # the dispatcher: settings, game, screens to switch to
-        self.text = ui.text  # the two 4-character buffers this screen draws into
-        self.colon = ui.colon
+        self.ui = ui  # the dispatcher: settings, game, the buffers, screens to switch to
+
+    # key(button, kind, now) and render(now): every screen has its own
 
     def open(self):
-        pass
-
-    def key(self, button, kind, now):
-        return 0
-
-    def render(self, now):
         pass
 
     def next_change(self, now):
@@ -111,7 +83,24 @@ class Screen:
 
     def put2(self, left, right, colon_left=0, colon_right=0):
         """Both displays at once: two 4-character texts and their colons."""
-        copy(self.text[0], left)
-        copy(self.text[1], right)
-        self.colon[0] = colon_left
-        self.colon[1] = colon_right
+        ui = self.ui
+        copy(ui.text[0], left)
+        copy(ui.text[1], right)
+        ui.colon[0] = colon_left
+        ui.colon[1] = colon_right
+
+    def put_yes_no(self, label, yes, at=0):
+        """A yes/no question: `label` (from `at`, as copy()) on the left, ` YES` or `  no`
+        on the right."""
+        ui = self.ui
+        copy(ui.text[0], label, at)
+        copy(ui.text[1], _NO_YES, 4 if yes else 0)
+        ui.colon[0] = ui.colon[1] = 0
+
+    def put_result(self, left):
+        """Both displays show a result, `left` for the left side: 0 won, 1 lost, 2 draw
+        (`  1 ` / `  0 `, `1-2 ` on both)."""
+        ui = self.ui
+        copy(ui.text[0], _RESULTS, 4 * left)
+        copy(ui.text[1], _RESULTS, 8 if left == 2 else 4 - 4 * left)
+        ui.colon[0] = ui.colon[1] = 0

@@ -15,7 +15,7 @@ import timefmt
 from micropython import const
 from ui_base import Screen
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -29,9 +29,7 @@ _SHORT = const(1)
 
 
 class PresetChooser(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.cursor = 0  # preset index; presets.COUNT = "custom"
+    cursor = 0  # preset index; presets.COUNT = "custom"
 
     def open(self):
         """On the control in use (a custom one: on `CUSt`)."""
@@ -60,10 +58,11 @@ class PresetChooser(Screen):
         if self.cursor == presets.COUNT:
             self.put2(b"CUSt", b"    ")
             return
+        ui = self.ui
         code = presets.code(self.cursor)
-        left = self.text[0]
+        left = ui.text[0]
         for i in range(4):
             left[i] = ord(code[i]) if i < len(code) else 32
-        self.colon[0] = 0
+        ui.colon[0] = 0
         first = presets.PRESETS[self.cursor][3][0]
-        self.colon[1] = timefmt.countdown_into(self.text[1], first[0] * 1000)
+        ui.colon[1] = timefmt.countdown_into(ui.text[1], first[0] * 1000)

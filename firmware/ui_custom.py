@@ -20,22 +20,12 @@ in use. The left display names the field, the right shows its value:
 """
 
 import presets
+import timecontrol as T
 import timefmt
 from micropython import const
-from timecontrol import (
-    MAX_BYO_MS,
-    MAX_BYO_PERIODS,
-    MAX_MOVES,
-    MAX_TIME_MS,
-    MODE_BYOYOMI,
-    MODE_CANADIAN,
-    MODE_COUNTDOWN,
-    TimeControlError,
-    from_seconds,
-)
 from ui_base import Screen, copy, number
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -56,28 +46,52 @@ _F_TIME_SEC = const(1)
 _F_MOVES = const(2)
 _F_BONUS = const(3)
 _F_BONUS_S = const(4)
-_FIELD_LABELS = (b"t  n", b"t  S", b"  n ", b"  b ", b"b  S")
+# Labels packed (ui_base.copy): field i's at 4 * i
+_FIELD_LABELS = (
+    b"t  n"  # time, minutes
+    b"t  S"  # time, seconds
+    b"  n "  # moves
+    b"  b "  # bonus kind
+    b"b  S"  # bonus seconds
+)
 _FIELD_DIGIT = (1, 1, 0, 0, 1)  # where each label shows the period number
-_BONUS_LABELS = (b"nonE", b"Inc ", b"br  ", b"dLY ")
+_BONUS_LABELS = (  # timecontrol.BONUS_*
+    b"nonE"  # none
+    b"Inc "  # Fischer increment
+    b"br  "  # Bronstein
+    b"dLY "  # simple delay
+)
 # Overtime fields, after the fields of a single main period
 _OT_KIND = const(0)
 _OT_COUNT = const(1)
 _OT_MIN = const(2)
 _OT_SEC = const(3)
 # kind, count (periods / moves per block), time of a period / block in minutes, seconds
-_OT_FIELD_LABELS = (b"ot  ", b"o n ", b"to n", b"to S")
-_OT_KIND_LABELS = (b"nonE", b"bYo ", b"CAnA")  # none, byo-yomi, Canadian
-_OT_MODES = (MODE_COUNTDOWN, MODE_BYOYOMI, MODE_CANADIAN)
-_OT_DEFAULTS = (None, [5, 30], [25, 600])  # a new byo-yomi: 5 x 30 s; Canadian: 25 / 10 min
-_OT_LIMITS = (None, (MAX_BYO_PERIODS, MAX_BYO_MS // 1000), (MAX_MOVES, MAX_TIME_MS // 1000))
+_OT_FIELD_LABELS = (
+    b"ot  "  # kind
+    b"o n "  # count
+    b"to n"  # time, minutes
+    b"to S"  # time, seconds
+)
+_OT_KIND_LABELS = (
+    b"nonE"  # none
+    b"bYo "  # byo-yomi
+    b"CAnA"  # Canadian
+)
+_OT_MODES = (T.MODE_COUNTDOWN, T.MODE_BYOYOMI, T.MODE_CANADIAN)
+_OT_DEFAULTS = (None, (5, 30), (25, 600))  # a new byo-yomi: 5 x 30 s; Canadian: 25 / 10 min
+# the highest count and time (s) of a byo-yomi / Canadian overtime
+_OT_LIMITS = (
+    None,
+    (T.MAX_BYO_PERIODS, T.MAX_BYO_MS // 1000),
+    (T.MAX_MOVES, T.MAX_TIME_MS // 1000),
+)
 
 
 class CustomEditor(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.periods = None  # [time_s, moves, bonus, bonus_s] per period, being edited
-        self.ot = [0, 0, 0]  # overtime kind (0 none, index of _OT_MODES), count, time_s
-        self.cursor = 0  # period * 5 + field; then the overtime fields (_OT_*)
+    periods = None  # [time_s, moves, bonus, bonus_s] per period, being edited (open())
+    ot = None  # [overtime kind (0 none, index of _OT_MODES), count, time_s] (open())
+    cursor = 0  # period * 5 + field; then the overtime fields (_OT_*)
 
     def open(self):
         """A copy of the control in use (a preset's or the saved custom one)."""
@@ -95,14 +109,6 @@ class CustomEditor(Screen):
         self.ot = [kind, overtime[0], overtime[1]] if kind else [0, 0, 0]
         self.cursor = 0
 
-    def _fields(self):
-        """Number of fields: 5 per period, then the overtime kind (only after a single main
-        period) and, with an overtime, its count, minutes and seconds."""
-        n = 5 * len(self.periods)
-        if len(self.periods) == 1:
-            n += 4 if self.ot[0] else 1
-        return n
-
     # -------------------------------------------------------------- keys
     def key(self, button, kind, now):
         periods = self.periods
@@ -110,7 +116,12 @@ class CustomEditor(Screen):
             self.ui.go(_S_GAME)
             return 0
         if button == _SET and kind == _SHORT:
-            self.cursor = (self.cursor + 1) % self._fields()
+            # The fields: 5 per period, then the overtime kind (only after a single main
+            # period) and, with an overtime, its count, minutes and seconds.
+            n = 5 * len(periods)
+            if len(periods) == 1:
+                n += 4 if self.ot[0] else 1
+            self.cursor = (self.cursor + 1) % n
             return 0
         if button == _PLAY and kind == _SHORT:
             return self._start(now)
@@ -165,8 +176,8 @@ class CustomEditor(Screen):
         mode = _OT_MODES[kind]
         overtime = [self.ot[1], self.ot[2]] if kind else None
         try:
-            control = from_seconds(mode, periods, "custom", overtime)
-        except TimeControlError:
+            control = T.from_seconds(mode, periods, "custom", overtime)
+        except T.TimeControlError:
             self.ui.show_message(b"Err ", b"CUSt", now, _S_CUSTOM)
             return _REQ_BEEP
         custom = {"mode": mode, "periods": [list(p) for p in periods]}
@@ -179,22 +190,22 @@ class CustomEditor(Screen):
     # ------------------------------------------------------------ render
     def render(self, now):
         p, field = divmod(self.cursor, 5)
-        text = self.text
-        colon = self.colon
+        text = self.ui.text
+        colon = self.ui.colon
         colon[0] = colon[1] = 0
         right = text[1]
         if p >= len(self.periods):
             ot = self.ot
-            copy(text[0], _OT_FIELD_LABELS[field])
+            copy(text[0], _OT_FIELD_LABELS, 4 * field)
             if field == _OT_KIND:
-                copy(right, _OT_KIND_LABELS[ot[0]])
+                copy(right, _OT_KIND_LABELS, 4 * ot[0])
             elif field == _OT_COUNT:
                 number(right, ot[1])
             else:
                 colon[1] = timefmt.countdown_into(right, ot[2] * 1000, 0)
             return
         period = self.periods[p]
-        copy(text[0], _FIELD_LABELS[field])
+        copy(text[0], _FIELD_LABELS, 4 * field)
         text[0][_FIELD_DIGIT[field]] = 49 + p  # "1".."4"
         if field in (_F_TIME_MIN, _F_TIME_SEC):
             colon[1] = timefmt.countdown_into(right, period[0] * 1000, 0)
@@ -204,6 +215,6 @@ class CustomEditor(Screen):
             else:
                 number(right, period[1])
         elif field == _F_BONUS:
-            copy(right, _BONUS_LABELS[period[2]])
+            copy(right, _BONUS_LABELS, 4 * period[2])
         else:
             number(right, period[3])

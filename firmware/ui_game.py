@@ -21,10 +21,10 @@ import engine as E
 import timefmt
 from micropython import const
 from timecontrol import MODE_UPCOUNT
-from ui_base import RESULT_TEXT, Screen, copy, overtime_count
+from ui_base import Screen, copy, overtime_count
 from ui_info import InfoPages
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -41,12 +41,22 @@ _SHORT = const(1)
 
 _BLINK_MS = const(500)
 _RESULT_MS = const(2_000)  # the result screen alternates with the final times
+# Texts packed as ui_base.copy reads them (one bytes object: one heap object)
+_TEXTS = (
+    b"FLAG"  # 0: this side's flag fell (blinks with its time)
+    b"FL 1"  # 4: both fell, this side's first
+    b"FL 2"  # 8: both fell, this side's second
+    b"bAt "  # 12: low battery (the ready screen blinks it), left display
+    b" Lo "  # 16: right display
+)
 
 
 class GameScreen(Screen):
     def __init__(self, ui):
         super().__init__(ui)
-        self.game = ui.game
+        self.game = ui.game  # cached with the buffers: render runs at every change
+        self.text = ui.text
+        self.colon = ui.colon
         self.info = InfoPages(ui)
         self._alert_second = -1  # the last of the last 5 s beeped for
         self._alert_low = False  # the low-time beep sounded (re-armed above the threshold)
@@ -54,7 +64,7 @@ class GameScreen(Screen):
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
-        self.info.open()
+        self.info.page = 0
         self._alert_second = -1
         self._alert_low = False
 
@@ -66,7 +76,7 @@ class GameScreen(Screen):
         if state == E.RUNNING:
             if button == _PLAY and kind == _SHORT:
                 g.pause(now)
-                self.info.open()
+                self.info.page = 0
                 return _REQ_SAVE_GAME
             return 0  # buttons mashed during a game do nothing
         if state == E.FINISHED:
@@ -86,7 +96,7 @@ class GameScreen(Screen):
         elif state == E.PAUSED:
             if button == _PLAY and kind == _SHORT:
                 g.resume(now)
-                self.info.open()
+                self.info.page = 0
             elif button == _SET and kind == _LONG:
                 ui.open(_S_ARBITER)
         elif state == E.FLAGGED:
@@ -174,9 +184,9 @@ class GameScreen(Screen):
             if g.flagged[side] and blink:
                 both = g.flagged[0] and g.flagged[1]
                 if not both:
-                    copy(text[side], b"FLAG")
+                    copy(text[side], _TEXTS, 0)
                 else:
-                    copy(text[side], b"FL 1" if g.first_flag == side else b"FL 2")
+                    copy(text[side], _TEXTS, 4 if g.first_flag == side else 8)
                 colon[side] = 0
         if state == E.RUNNING:
             ui.leds = 1 << g.running
@@ -190,7 +200,9 @@ class GameScreen(Screen):
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
         elif state == E.READY and ui.battery_pct < ui.battery_low_pct and blink:
-            self.put2(b"bAt ", b" Lo ")
+            copy(text[0], _TEXTS, 12)
+            copy(text[1], _TEXTS, 16)
+            colon[0] = colon[1] = 0
 
     def _beat(self, s, now):
         """The running side's colon beat: on for the first half of each second of the time
@@ -209,11 +221,9 @@ class GameScreen(Screen):
                 self._time(side, now)
             return
         if g.result == E.RESULT_DRAW:
-            self.put2(RESULT_TEXT[3], RESULT_TEXT[3])
-        elif g.result == E.RESULT_LEFT_WINS:
-            self.put2(RESULT_TEXT[1], RESULT_TEXT[2])
+            self.put_result(2)
         else:
-            self.put2(RESULT_TEXT[2], RESULT_TEXT[1])
+            self.put_result(0 if g.result == E.RESULT_LEFT_WINS else 1)
 
     def next_change(self, now):
         """See ui_base. Earlier than the real change only at a delay's end, where the beat

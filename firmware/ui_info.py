@@ -18,18 +18,21 @@ import engine as E
 from micropython import const
 from ui_base import Screen, number, overtime_count
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _PLUS = const(3)
 _SHORT = const(1)
 
 
-class InfoPages(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.page = 0  # 0 = the times (the game screen's own drawing)
+# Labels before the numbers, packed as ui_base.copy reads them
+_LABELS = (
+    b"bA  "  # 0: battery %
+    b"P   "  # 4: period
+    b"n   "  # 8: moves completed
+)
 
-    def open(self):
-        self.page = 0
+
+class InfoPages(Screen):
+    page = 0  # 0 = the times (the game screen's own drawing)
 
     def key(self, button, kind, now):
         """MINUS/PLUS (the only keys the game screen hands on): the previous / next page.
@@ -43,25 +46,25 @@ class InfoPages(Screen):
 
     def render(self, now):
         g = self.ui.game
-        text = self.text
+        text = self.ui.text
         if self.page == 1:
             if g.state == E.READY:
-                number(text[0], self.ui.battery_pct, b"bA  ")
+                number(text[0], self.ui.battery_pct, _LABELS, 0)
                 if g.control.ot_count:
                     overtime_count(text[1], g, 1)
                 else:
-                    number(text[1], g.control.last() + 1, b"P   ")
+                    number(text[1], g.control.last() + 1, _LABELS, 4)
             else:
                 for side in (0, 1):
-                    number(text[side], g.moves[side], b"n   ")
+                    number(text[side], g.moves[side], _LABELS, 8)
         elif g.control.ot_count:
             for side in (0, 1):
                 overtime_count(text[side], g, side)
         else:
             for side in (0, 1):
-                number(text[side], g.period[side] + 1, b"P   ")
+                number(text[side], g.period[side] + 1, _LABELS, 4)
                 if g.markers[side]:
                     text[side][1] = 70  # "F": a period ended by a flag-fall transition
                 if g.first_passed == side:
                     text[side][2] = 45  # "-": passed a time control first
-        self.colon[0] = self.colon[1] = 0
+        self.ui.colon[0] = self.ui.colon[1] = 0

@@ -16,9 +16,9 @@ Pure module. Opened from the flagged game screen (SET short).
 import engine as E
 import material
 from micropython import const
-from ui_base import RESULT_TEXT, Screen, copy
+from ui_base import Screen, copy
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -33,31 +33,34 @@ _SET = const(1)
 _SHORT = const(1)
 
 
-# The label of each material.OPP_* choice (the opponent's army)
+# The label of each material.OPP_* choice (the opponent's army), packed (ui_base.copy)
 _CHOICE_LABELS = (
-    b"PrQ ",  # pawn, rook or queen
-    b"  h ",  # lone king
-    b"  n ",
-    b"  b ",
-    b" nn ",
-    b" nb ",
-    b"b-b ",  # bishops on both colours
-    b"bb= ",  # bishops all on one colour
-    b"nnn ",
-    b"dEAd",
+    b"PrQ "  # pawn, rook or queen
+    b"  h "  # lone king
+    b"  n "
+    b"  b "
+    b" nn "
+    b" nb "
+    b"b-b "  # bishops on both colours
+    b"bb= "  # bishops all on one colour
+    b"nnn "
+    b"dEAd"
 )
-# What the yes/no question asks about the flagged player (material.ASK_*): any pawn, knight,
-# bishop or rook / a pawn, knight or other-colour bishop / a pawn
-_ASK_LABELS = (b"    ", b"Pnbr", b"Pnb ", b"P   ")
+# What the yes/no question asks about the flagged player (material.ASK_*): -, any pawn,
+# knight, bishop or rook / a pawn, knight or other-colour bishop / a pawn
+_ASK_LABELS = (
+    b"    "  # ASK_NONE
+    b"Pnbr"  # any pawn, knight, bishop or rook?
+    b"Pnb "  # a pawn, a knight or a bishop on the other colour?
+    b"P   "  # a pawn?
+)
 
 
 class MaterialEntry(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.choice = 0  # material.OPP_*
-        self.asking = False  # the yes/no question shows
-        self.answer = False
-        self.flag_result = 0  # material.LOSS / DRAW once entered, 0 while entering
+    choice = 0  # material.OPP_*
+    asking = False  # the yes/no question shows
+    answer = False
+    flag_result = 0  # material.LOSS / DRAW once entered, 0 while entering
 
     def open(self):
         self.choice = 0
@@ -105,18 +108,16 @@ class MaterialEntry(Screen):
 
     def render(self, now):
         if self.flag_result:
-            flagged = self.ui.game.first_flag
-            loss = self.flag_result == material.LOSS
-            for side in (0, 1):
-                if loss:
-                    text = RESULT_TEXT[2] if side == flagged else RESULT_TEXT[1]
-                else:
-                    text = RESULT_TEXT[3]
-                copy(self.text[side], text)
-            self.colon[0] = self.colon[1] = 0
+            if self.flag_result == material.LOSS:
+                self.put_result(1 if self.ui.game.first_flag == 0 else 0)
+            else:
+                self.put_result(2)
             return
         if self.asking:
             q = material.question(self.choice, self.ui.settings["rules"])
-            self.put2(_ASK_LABELS[q], b" YES" if self.answer else b"  no")
+            self.put_yes_no(_ASK_LABELS, self.answer, 4 * q)
             return
-        self.put2(b"OPP ", _CHOICE_LABELS[self.choice])
+        ui = self.ui
+        copy(ui.text[0], b"OPP ")
+        copy(ui.text[1], _CHOICE_LABELS, 4 * self.choice)
+        ui.colon[0] = ui.colon[1] = 0

@@ -10,19 +10,17 @@ editor on its field). The key that ends a message does nothing else.
 from micropython import const
 from ui_base import Screen
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _MESSAGE_MS = const(2_000)
 _S_GAME = const(0)
 _S_MESSAGE = const(7)
 
 
 class Messages(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.shown = (b"    ", b"    ")  # (left, right) of the message on the displays
-        self.until = 0  # ms: when it ends
-        self.then = _S_GAME  # the screen after it (and after the queued one)
-        self.queued = None  # a second (left, right) message after this one
+    shown = None  # (left, right) of the message on the displays (show())
+    until = 0  # ms: when it ends
+    then = _S_GAME  # the screen after it (and after the queued one)
+    queued = None  # a second (left, right) message after this one
 
     def show(self, left, right, now, then=_S_GAME, queued=None):
         self.shown = (left, right)

@@ -13,7 +13,7 @@ import engine as E
 from micropython import const
 from ui_base import Screen
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _MINUS = const(2)
 _PLAY = const(0)
 _PLUS = const(3)
@@ -26,10 +26,8 @@ _SHORT = const(1)
 
 
 class ResumeOffer(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.yes = True  # the answer shown
-        self.snapshot = None  # the saved engine state offered, until answered
+    yes = True  # the answer shown
+    snapshot = None  # the saved engine state offered, until answered
 
     def offer(self, snapshot):
         self.snapshot = snapshot
@@ -54,4 +52,4 @@ class ResumeOffer(Screen):
         return 0
 
     def render(self, now):
-        self.put2(b"rES ", b" YES" if self.yes else b"  no")
+        self.put_yes_no(b"rES ", self.yes)

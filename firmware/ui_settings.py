@@ -12,7 +12,7 @@ REQ_APPLY_SETTINGS) and everything is saved on leaving.
 from micropython import const
 from ui_base import Screen, copy, number
 
-# ui_base's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
@@ -25,22 +25,24 @@ _SET = const(1)
 _SHORT = const(1)
 
 
-# (label, settings key, values, value labels or None for numbers)
+# (label, settings key, values, value labels packed as ui_base.copy reads them, or None for
+# numbers); fmt: off keeps each value label a literal of its own
+# fmt: off
+_ON_OFF = b" on " b" oFF"
 ITEMS = (
-    (b"Snd ", "sound", (True, False), (b" on ", b" oFF")),
-    (b"FrEE", "freeze", (True, False), (b" on ", b" oFF")),
-    (b"Inc ", "inc_before", (False, True), (b"AFtr", b"bEFr")),
-    (b"PEr ", "transition", (0, 1), (b"Cnt ", b"FLAG")),
-    (b"rULE", "rules", (0, 1), (b"FIdE", b"USCF")),
+    (b"Snd ", "sound", (True, False), _ON_OFF),
+    (b"FrEE", "freeze", (True, False), _ON_OFF),
+    (b"Inc ", "inc_before", (False, True), b"AFtr" b"bEFr"),
+    (b"PEr ", "transition", (0, 1), b"Cnt " b"FLAG"),
+    (b"rULE", "rules", (0, 1), b"FIdE" b"USCF"),
     (b"brIt", "brightness", (0, 1, 2, 3, 4, 5, 6, 7), None),
     (b"Lo t", "low_time_s", (0, 5, 10, 15, 20, 30, 60, 120, 300, 600), None),
 )
+# fmt: on
 
 
 class SettingsMenu(Screen):
-    def __init__(self, ui):
-        super().__init__(ui)
-        self.cursor = 0  # index into ITEMS
+    cursor = 0  # index into ITEMS
 
     def open(self):
         self.cursor = 0
@@ -64,12 +66,13 @@ class SettingsMenu(Screen):
         return 0
 
     def render(self, now):
+        ui = self.ui
         label, name, values, labels = ITEMS[self.cursor]
-        copy(self.text[0], label)
-        current = self.ui.settings[name]
+        copy(ui.text[0], label)
+        current = ui.settings[name]
         if labels is None:
-            number(self.text[1], current)
+            number(ui.text[1], current)
         else:
             i = values.index(current) if current in values else 0
-            copy(self.text[1], labels[i])
-        self.colon[0] = self.colon[1] = 0
+            copy(ui.text[1], labels, 4 * i)
+        ui.colon[0] = ui.colon[1] = 0

@@ -1,10 +1,10 @@
 """The UI's codes agree everywhere they are written.
 
-Each screen module (firmware/ui_*.py) keeps private const() copies of the ui_base codes it
+Each screen module (firmware/ui_*.py) keeps private const() copies of the codes of ui.py it
 uses (`_PLAY = const(0)`): MicroPython inlines a const only inside its own module, and an
 imported name costs RAM in every module's globals and a lookup at each use. This test is
-what keeps the copies honest: every `_NAME = const(v)` whose NAME is a ui_base code has
-ui_base's value, and ui_base's button codes are buttons.py's."""
+what keeps the copies honest: every `_NAME = const(v)` whose NAME is a ui.py code has
+ui.py's value, and ui.py's button codes are buttons.py's."""
 
 import re
 from pathlib import Path
@@ -12,15 +12,14 @@ from pathlib import Path
 import buttons
 import pytest
 import ui
-import ui_base
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-SCREENS = sorted(p for p in FIRMWARE.glob("ui_*.py") if p.name != "ui_base.py")
-CODES = {n: getattr(ui_base, n) for n in dir(ui_base) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
+SCREENS = sorted(FIRMWARE.glob("ui_*.py"))
+CODES = {n: getattr(ui, n) for n in dir(ui) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
 
 
 def copies(path):
-    """{NAME: value} of the module's `_NAME = const(value)` lines that copy a ui_base code."""
+    """{NAME: value} of the module's `_NAME = const(value)` lines that copy a ui.py code."""
     found = re.findall(r"^_([A-Z][A-Z0-9_]*) = const\(([^)]*)\)", path.read_text(), re.M)
     return {n: int(v.replace("_", "")) for n, v in found if n in CODES}
 
@@ -30,7 +29,7 @@ def test_the_screens_copy_codes():
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=lambda p: p.name)
-def test_a_screens_copies_are_ui_bases_values(path):
+def test_a_screens_copies_are_ui_values(path):
     for name, value in copies(path).items():
         assert value == CODES[name], (path.name, name)
 
@@ -38,12 +37,6 @@ def test_a_screens_copies_are_ui_bases_values(path):
 def test_button_codes_are_the_drivers():
     for name in ("PLAY", "SET", "MINUS", "PLUS", "SHORT", "LONG", "REPEAT"):
         assert CODES[name] == getattr(buttons, name), name
-
-
-def test_ui_re_exports_the_codes_the_shell_uses():
-    for name, value in CODES.items():
-        if name.startswith(("S_", "REQ_", "REASON_")) or name == "MESSAGE_MS":
-            assert getattr(ui, name) == value, name
 
 
 def test_screens_are_indexed_by_their_codes():

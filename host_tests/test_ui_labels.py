@@ -10,7 +10,14 @@ import segments
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 UI = [FIRMWARE / "ui.py", *sorted(FIRMWARE.glob("ui_*.py"))]
-LABELS = sorted({t for p in UI for t in re.findall(r'b"([^"]{4})"', p.read_text())})
+# Every bytes literal of the UI is text for the displays: a label of 4 characters, or a
+# packed table of them (several literals in a row, or one of 8, 12... characters)
+LITERALS = {t for p in UI for t in re.findall(r'b"([^"\\]*)"', p.read_text())}
+LABELS = sorted({t[i : i + 4] for t in LITERALS for i in range(0, len(t), 4)})
+
+
+def test_literals_are_labels():
+    assert all(len(t) % 4 == 0 and t for t in LITERALS), sorted(LITERALS)
 
 
 def test_labels_found():
