@@ -17,8 +17,8 @@ screen implements and what they share):
     settings    ui_settings.SettingsMenu      save and leave  next item       save and leave
     arbiter     ui_arbiter.ArbiterMenu        apply / leave   next item       leave
     material    ui_material.MaterialEntry     confirm         confirm         back
-    resume      ui_resume.ResumeOffer         confirm         confirm         -
-    messages    ui_message.Messages           (any key ends the message)
+    resume      ui_prompt.ResumeOffer         confirm         confirm         -
+    messages    ui_prompt.Messages            (any key ends the message)
 
 Buttons (kind SHORT on release, LONG after ~2 s held, REPEAT while PLUS/MINUS are held).
 Levers only act on the game screen (the engine ignores them unless running or ready).
@@ -37,8 +37,7 @@ from ui_choose import PresetChooser
 from ui_custom import CustomEditor
 from ui_game import GameScreen
 from ui_material import MaterialEntry
-from ui_message import Messages
-from ui_resume import ResumeOffer
+from ui_prompt import Messages, ResumeOffer
 from ui_settings import SettingsMenu
 
 # Buttons and kinds: the same codes as buttons.py
@@ -57,8 +56,8 @@ S_CUSTOM = const(2)  # ui_custom.CustomEditor
 S_SETTINGS = const(3)  # ui_settings.SettingsMenu
 S_ARBITER = const(4)  # ui_arbiter.ArbiterMenu
 S_MATERIAL = const(5)  # ui_material.MaterialEntry
-S_RESUME = const(6)  # ui_resume.ResumeOffer
-S_MESSAGE = const(7)  # ui_message.Messages
+S_RESUME = const(6)  # ui_prompt.ResumeOffer
+S_MESSAGE = const(7)  # ui_prompt.Messages
 
 # Requests to the shell (bits returned by key())
 REQ_SAVE_SETTINGS = const(1)  # write ui.settings to flash

@@ -1,4 +1,4 @@
-"""What every screen of the UI shares: the codes, the Screen base class, the text helpers.
+"""What every screen of the UI shares: the Screen base class and the text helpers.
 
 Pure module: no pins, files or clocks. The screens (ui_*.py) and their dispatcher (ui.py)
 import it; it imports none of them. The codes (buttons, screens, requests) are ui.py's; each
@@ -11,8 +11,8 @@ its own state and implements:
   returns to a screen without it: its state stands (after a message, a cancelled editor);
 - `key(button, kind, now)`: one button event (buttons.py's codes); returns REQ_* bits
   for the shell (app.py), which does the I/O;
-- `render(now)`: fills the two 4-character buffers `self.text[0]`/`[1]` (ASCII codes for
-  segments.encode_into) and `self.colon[0]`/`[1]` (1 = lit). Only the game screen sets the
+- `render(now)`: fills the two 4-character buffers `ui.text[0]`/`[1]` (ASCII codes for
+  segments.encode_into) and `ui.colon[0]`/`[1]` (1 = lit). Only the game screen sets the
   side LEDs (`ui.leds`); other screens leave them as the game screen last drew them;
 - `next_change(now)`: the first instant (ms) after `now` at which `render` may show
   something else without a key or an engine event, or -1 (the default: menus change on

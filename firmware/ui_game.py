@@ -4,7 +4,7 @@ Pure module. The screen the clock spends its life on, in every engine state (rea
 paused, flagged, finished). Its keys (the others do nothing):
 
     state      PLAY     SET short        SET long        MINUS / PLUS
-    ready      -        choose preset    settings        info pages (battery, periods)
+    ready      -        choose preset    settings        info pages (battery, version)
     running    pause    -                -               -
     paused     resume   -                arbiter menu    info pages (moves, periods)
     flagged    -        material entry   arbiter menu    info pages
