@@ -135,6 +135,7 @@ class Ui:
 
     # ------------------------------------------------------------ the game
     def apply_options(self):
+        """The settings' rules into the engine: freeze, increment timing, period transition."""
         s = self.settings
         g = self.game
         g.freeze = s["freeze"]

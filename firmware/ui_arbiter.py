@@ -41,7 +41,6 @@ _S_GAME = const(0)
 _SET = const(1)
 _SHORT = const(1)
 
-
 # Items
 _A_LEFT_MIN = const(0)
 _A_LEFT_SEC = const(1)

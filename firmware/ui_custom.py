@@ -39,7 +39,6 @@ _S_GAME = const(0)
 _SET = const(1)
 _SHORT = const(1)
 
-
 # Fields per period
 _F_TIME_MIN = const(0)
 _F_TIME_SEC = const(1)

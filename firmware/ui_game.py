@@ -38,7 +38,6 @@ _S_SETTINGS = const(3)
 _SET = const(1)
 _SHORT = const(1)
 
-
 _BLINK_MS = const(500)
 _RESULT_MS = const(2_000)  # the result screen alternates with the final times
 # Texts packed as ui_base.copy reads them (one bytes object: one heap object)

@@ -26,7 +26,6 @@ from ui_base import Screen, copy, number, overtime_count
 _PLUS = const(3)
 _SHORT = const(1)
 
-
 # Labels, packed as ui_base.copy reads them
 _LABELS = (
     b"bA  "  # 0: battery %

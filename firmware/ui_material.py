@@ -32,7 +32,6 @@ _S_GAME = const(0)
 _SET = const(1)
 _SHORT = const(1)
 
-
 # The label of each material.OPP_* choice (the opponent's army), packed (ui_base.copy)
 _CHOICE_LABELS = (
     b"PrQ "  # pawn, rook or queen

@@ -24,7 +24,6 @@ _S_GAME = const(0)
 _SET = const(1)
 _SHORT = const(1)
 
-
 # (label, settings key, values, value labels packed as ui_base.copy reads them, or None for
 # numbers); fmt: off keeps each value label a literal of its own
 # fmt: off
