@@ -21,6 +21,8 @@ LOCKED ?=
 # and YES=1 to copy the release onto it without asking
 DRIVE  ?=
 YES    ?=
+# make export: a PGN file of the games' moves (the scoresheets) to merge with the clock's times
+MOVES  ?=
 
 .PHONY: tmux test sim bench chip-bench lint format flash repl device-test export backup uf2 clean deps
 
@@ -101,8 +103,10 @@ repl: $(PYDEPS)
 device-test: $(PYDEPS)
 	$(PY) tools/flash.py device-test $(if $(PORT),--port $(PORT))
 
+## make export [PORT=...] [MOVES=FILE.pgn]: the game logs as PGN, CSV and PNG into games/; with
+## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
-	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games
+	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
 
 clean:
 	rm -rf $(VENV) node_modules build .pytest_cache .ruff_cache .hypothesis

@@ -38,6 +38,16 @@ their count, so a fault that repeats does not wear the flash) and the loop goes 
 displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
 hung loop, and the game saved at the last pause is offered again at power-up.
 
+USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
+ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
+changes anything, each burst gets a status line. At the ready screen and after a result, a
+Ctrl-C from the host hands the board over at a safe point, between two wakeups: the buzzer
+stops, the LEDs go off, the displays say `USb  StoP`, Ctrl-C is given back and the loop
+returns (main.py ends, the REPL starts, the host tools get in as before; the watchdog still
+runs, so a board nobody takes over resets itself and the clock comes back). A
+KeyboardInterrupt that gets in anyway (pending before the loop set kbd_intr(-1)) is
+ignored during a game and counted in `interrupts`; elsewhere it hands over the same way.
+
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
 """
@@ -95,11 +105,16 @@ class App:
         self.boot_files(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
+        self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
+        self.handed_over = False  # a USB host asked for the board: the loop has ended
+        self.interrupts = 0  # KeyboardInterrupts ignored during a game
 
     # ------------------------------------------------------------ loop
     def run(self):
         """Start the watchdog, then loop forever."""
         self.wdt = self.board.watchdog(WDT_MS)
+        if self.usb is not None:
+            self.usb.start()
         self.run_loop()
 
     def run_loop(self):
@@ -107,9 +122,20 @@ class App:
         (Waking first makes a resumed loop recompute its sleep: the host harness stops and
         resumes it.)"""
         wait = self.board.bell.wait
-        while True:
-            self.safe_wake()
-            wait(self._sleep_ms)
+        while not self.handed_over:
+            try:
+                self.safe_wake()
+                if not self.handed_over:
+                    wait(self._sleep_ms)
+            except KeyboardInterrupt:
+                if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
+                    self.hand_over()
+                    raise
+                self.interrupts += 1  # a game: go on, redraw and poll everything next
+                self._poll_all = True
+                self._next_render = 0
+                self._sleep_ms = 0
+        self.hand_over()
 
     def safe_wake(self):
         try:
@@ -159,7 +185,7 @@ class App:
                 if g.state == E.RUNNING:
                     # The LEDs first: after a press they are the quickest sign, so nothing
                     # else the press causes (buttons, render, frames) comes before them.
-                    # The game screen's rule while a clock runs (ui.py): the running
+                    # The game screen's rule while a clock runs (ui_game.py): the running
                     # side's LED; render() sets the same mask again.
                     b.set_leds(1 << g.running)
                 # An edge whose IRQ ran after the clock reading above is stamped after
@@ -186,6 +212,9 @@ class App:
         buzzer = b.buzzer
         if buzzer.next_due(now) == 0:
             buzzer.update(now)
+        usb = self.usb
+        if usb is not None and usb.due(now, g.state) and usb.service(now, g.state):
+            self.handed_over = True  # the loop ends after this wakeup
         if g.state == E.READY and self._battery_due <= now:
             self._battery_due = now + BATTERY_MS
             pct = b.battery_percent()
@@ -207,6 +236,17 @@ class App:
         nxt = self._next_due(now, deadline)
         end = self.mono.update(time.ticks_us())
         self._sleep_ms = nxt - end + 1 if nxt > end else 0
+
+    def hand_over(self):
+        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
+        b = self.board
+        if self.usb is not None:
+            self.usb.stop()
+        b.buzzer.stop()
+        b.set_leds(0)
+        for side, text in ((0, b"USb "), (1, b"StoP")):
+            segments.encode_into(self.segs[side], text, 0)
+            b.displays[side].show(self.segs[side])
 
     def _can_rebase(self, now):
         """True when no instant is kept in the monotonic count but the loop's own: a game
@@ -231,6 +271,8 @@ class App:
         if self._lever_due >= 0:
             self._lever_due = 0
         self._button_due = -1
+        if self.usb is not None:
+            self.usb.rebase()
         return 0
 
     def _buttons(self, now):
@@ -270,6 +312,10 @@ class App:
             nxt = now + d
         if self.ui.game.state == E.READY and self._battery_due < nxt:
             nxt = self._battery_due
+        if self.usb is not None:
+            d = self.usb.next_due()
+            if 0 <= d < nxt:
+                nxt = d
         return nxt
 
     def _events(self, ev):

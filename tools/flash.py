@@ -6,7 +6,8 @@ usage: flash.py {flash,repl,device-test} [--port PORT] [--root DIR]
 
 This module owns everything the host does to the board through mpremote:
 - finding the board (USB VID:PID 2e8a:0005 is a Raspberry Pi Pico running MicroPython)
-  and proving it runs MicroPython before anything is written to it;
+  and proving it runs MicroPython before anything is written to it; a clock in a game is
+  refused in one line first (clock_link.py), for every tool that connects through here;
 - flash: the firmware is compiled with mpy-cross as firmware_build.py says (every module
   into build/NAME.mpy, main.py and boot.py kept as source); all of it is copied to the
   board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
@@ -41,8 +42,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import bootsel
+import clock_link
 import download
 import release
+import runner
 from firmware_build import (
     BUILD,
     VersionError,
@@ -52,10 +55,18 @@ from firmware_build import (
     shipped_names,
 )
 from micropython_uf2 import ReleaseError
-from runner import ProcessError, Result, Runner, last_line  # noqa: F401 (flash.Result: fakes)
+from runner import ProcessError, Result, last_line  # noqa: F401 (flash.Result: fakes)
 
-# Runner, last_line and Result come from runner.py; backup.py and export_games.py use them
-# as flash.Runner and flash.last_line, and the fakes in their tests answer with flash.Result.
+# last_line and Result come from runner.py; backup.py and export_games.py use them as
+# flash.last_line, and the fakes in their tests answer with flash.Result.
+
+
+class Runner(runner.Runner):
+    """runner.Runner that can also open the board's serial port for clock_link's probe
+    (backup.py and export_games.py use it as flash.Runner)."""
+
+    open_serial = staticmethod(clock_link.open_serial)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -148,7 +159,10 @@ def check_micropython(runner, mpremote, port):
     """Ask the board what it runs; returns the version string, FlashError unless MicroPython."""
     result = runner.run(mpremote + ["connect", port, "exec", IMPL_PROBE])
     if result.returncode != 0:
-        raise FlashError("no MicroPython REPL answered on %s: %s" % (port, last_line(result)))
+        raise FlashError(
+            clock_link.explain_failure(port, result.stdout + result.stderr)
+            or "no MicroPython REPL answered on %s: %s" % (port, last_line(result))
+        )
     words = result.stdout.split()
     name = words[-2] if len(words) >= 2 else (words[-1] if words else "nothing")
     version = words[-1] if len(words) >= 2 else "?"
@@ -162,10 +176,13 @@ def check_micropython(runner, mpremote, port):
 
 def resolve_port(runner, mpremote, port, out, devices=None):
     """The given port or the one found (among `devices` when already listed), after proving
-    it runs MicroPython."""
+    it runs MicroPython; FlashError, before mpremote touches it, for a clock in a game."""
     if not port:
         port = find_port(runner, mpremote, devices)
         print("found a MicroPython Pico on %s" % port, file=out)
+    busy = clock_link.busy_message(runner, port, mpremote == mpremote_command({}))
+    if busy:
+        raise FlashError(busy)
     version = check_micropython(runner, mpremote, port)
     try:
         numbers = tuple(int(x) for x in version.split(".")[:2])

@@ -10,8 +10,9 @@ MicroPython rp2 inside rp2040js, driven only through the pins, and prints with p
   clock running in mm:ss, tenths and h:mm, untouched, and during play (Blitz 3+2, a move
   every ~1.7 s);
 - the lag from the exact instant a display's text becomes true (the app's own UI, asked on
-  the chip afterwards, see onchip.first_true) to the stop that ends the frame writing it,
-  for mm:ss digits, the colon's beat, tenths and h:mm, and whether any frame came early;
+  the chip of the run's twin, see onchip.py and chip.Chip.twin) to the stop that ends the
+  frame writing it, for mm:ss digits, the colon's beat, tenths and h:mm, and whether any
+  frame came early;
 - the flag deadline to "FLAG" / " 0:0 " on the flagged side, and to the buzzer;
 - a lever edge to the LEDs, and to the last frame of either display;
 - the lever stamp's latency (edge to the hard IRQ's timer read);
@@ -149,18 +150,49 @@ def run_heap(c, out):
     out["heap_kb"] = "%.1f of %.1f" % (alloc / 1024, (alloc + free) / 1024)
 
 
-def run_mmss(c, out):
+def stamp_of(tr, edge_ms, name="left"):
+    """The raw ticks_us the lever's hard IRQ read for the edge at `edge_ms`."""
+    gpio = chip.PINS[name]
+    for e, g, _read, value in tr.stamps:
+        if e == round(edge_ms * MS) and g == gpio:
+            return value
+    raise chip.ChipError("no stamp for the lever edge at %s ms" % edge_ms)
+
+
+def inside(c, s, tr, edge_ms, out, where):
+    """The app of run `s` as it was right after its first lever press (at `edge_ms`): a twin
+    stopped just before the edge, handed the same press (see onchip.py). Returns (twin
+    session, its state)."""
+    twin = c.twin(s, edge_ms)
+    differs = chip.same_until(tr, twin.trace(), round(edge_ms * MS))
+    if differs:
+        out.setdefault("problems", []).append(
+            "%s: the twin run differs before the press (%s)" % (where, differs)
+        )
+    probe(twin, "start(clock, %d)" % stamp_of(tr, edge_ms))
+    return twin, probe(twin, "state(clock)")
+
+
+def untouched(c, preset, lead_ms, window_ms, out, where):
+    """Boot, start `preset`, let it run `lead_ms`, measure `window_ms`. Returns (trace,
+    t0_ns, t1_ns, twin session, twin state, lags of the running side's display)."""
     with c.session() as s:
-        start_game(s, RAPID_15_10)
-        s.run_ms(2_000)
+        edge = start_game(s, preset)
+        s.run_to(edge + lead_ms)
         t0 = s.t * MS
-        s.run_ms(MMSS_MS)
+        s.run_to(edge + lead_ms + window_ms)
         t1 = s.t * MS
         tr = s.trace()
-        st = probe(s, "state(clock)")
-        lags = display_lags(s, tr, st["origin_us"], 1, t0, t1 - 10 * MS)
-        out["percall"] = probe(s, "percall(clock)")
-    _errors(tr, st, out, "mm:ss")
+        _errors(tr, s, out, where)
+    twin, st = inside(c, s, tr, edge, out, where)
+    lags = display_lags(twin, tr, st["origin_us"], 1, t0, t1 - 10 * MS)
+    return tr, t0, t1, twin, st, lags
+
+
+def run_mmss(c, out):
+    tr, t0, t1, twin, _st, lags = untouched(c, RAPID_15_10, 3_000, MMSS_MS, out, "mm:ss")
+    with twin:
+        out["percall"] = probe(twin, "percall(clock)")
     out["busy_mmss"] = 100.0 * tr.awake_ns(t0, t1) / (t1 - t0)
     wakes = tr.wakes(t0, t1)
     out["wakeups_mmss"] = len(wakes) / ((t1 - t0) / 1e9)
@@ -170,32 +202,16 @@ def run_mmss(c, out):
 
 
 def run_tenths(c, out):
-    with c.session() as s:
-        edge = start_game(s, BULLET_1_0)
-        s.run_to(edge + 50_500)
-        t0 = s.t * MS
-        s.run_to(edge + 59_500)
-        t1 = s.t * MS
-        tr = s.trace()
-        st = probe(s, "state(clock)")
-        lags = display_lags(s, tr, st["origin_us"], 1, t0, t1 - 10 * MS)
-    _errors(tr, st, out, "tenths")
+    tr, t0, t1, twin, _st, lags = untouched(c, BULLET_1_0, 50_500, 9_000, out, "tenths")
+    twin.close()
     out["busy_tenths"] = 100.0 * tr.awake_ns(t0, t1) / (t1 - t0)
     out["wakeups_tenths"] = len(tr.wakes(t0, t1)) / ((t1 - t0) / 1e9)
     _lags(out, [r for r in lags if r[0] == "digit"], "digit", "tenths")
 
 
 def run_hmm(c, out):
-    with c.session() as s:
-        start_game(s, FIDE)
-        s.run_ms(2_000)
-        t0 = s.t * MS
-        s.run_ms(HMM_MS)
-        t1 = s.t * MS
-        tr = s.trace()
-        st = probe(s, "state(clock)")
-        lags = display_lags(s, tr, st["origin_us"], 1, t0, t1 - 10 * MS)
-    _errors(tr, st, out, "h:mm")
+    tr, t0, t1, twin, _st, lags = untouched(c, FIDE, 2_000, HMM_MS, out, "h:mm")
+    twin.close()
     out["busy_hmm"] = 100.0 * tr.awake_ns(t0, t1) / (t1 - t0)
     out["wakeups_hmm"] = len(tr.wakes(t0, t1)) / ((t1 - t0) / 1e9)
     _lags(out, lags, "hmm")
@@ -218,8 +234,7 @@ def run_play(c, out):
         s.run_ms(500)
         t1 = s.t * MS
         tr = s.trace()
-        st = probe(s, "state(clock)")
-    _errors(tr, st, out, "play")
+        _errors(tr, s, out, "play")
     out["busy_play"] = 100.0 * tr.awake_ns(t0, t1) / (t1 - t0)
     out["wakeups_play"] = len(tr.wakes(t0, t1)) / ((t1 - t0) / 1e9)
     led_lags, disp_lags, stamps = [], [], []
@@ -256,12 +271,10 @@ def run_flag(c, out):
         edge = start_game(s, BULLET_1_0)
         s.run_to(edge + 61_500)
         tr = s.trace()
-        st = probe(s, "state(clock)")
-    _errors(tr, st, out, "flag")
-    if not st["flagged"][1]:
-        out["lag_flag"] = None
-        return
-    instant = (st["origin_us"] + st["flag_at"][1] * 1000) * 1000
+        _errors(tr, s, out, "flag")
+    twin, st = inside(c, s, tr, edge, out, "flag")
+    twin.close()
+    instant = (st["origin_us"] + st["deadline"] * 1000) * 1000  # the right's flag
     shown = [x for x in tr.lit(1) if x.start >= instant - 50 * MS]
     out["flag_text"] = [(round((x.t - instant) / 1e6, 3), x.text, x.colon) for x in shown[:3]]
     shown = [x for x in shown if x.t >= instant]
@@ -270,14 +283,18 @@ def run_flag(c, out):
     out["lag_flag_buzzer"] = (sound[0] - instant) / 1e6 if sound else None
 
 
-def _errors(tr, st, out, where):
+def _errors(tr, s, out, where):
+    """Protocol and emulator errors of the trace, and the app's errors.log on the flash."""
     problems = out.setdefault("problems", [])
     for t, msg in tr.protocol_errors:
         problems.append("%s: TM1637 protocol at %.3f ms: %s" % (where, t / 1e6, msg))
     for msg in tr.emulator_errors:
         problems.append("%s: emulator: %s" % (where, msg))
-    if st["errors"]:
-        problems.append("%s: the loop logged %d errors" % (where, st["errors"]))
+    if tr.reset:
+        problems.append("%s: the chip restarted: %s" % (where, tr.reset))
+    log = chip.read_file(s.save_flash(), "errors.log")
+    if log:
+        problems.append("%s: errors.log: %s" % (where, log.decode(errors="replace")[:300]))
 
 
 def _lags(out, lags, kind, name=None):

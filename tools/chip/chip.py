@@ -257,6 +257,47 @@ class Chip:
         """A powered-up board running this firmware (or the given flash image)."""
         return Session(self, flash)
 
+    def twin(self, session, until_ms):
+        """A new session that repeats `session`'s inputs up to (not including) `until_ms`
+        and runs to it. The emulator is deterministic, so up to that instant it is the same
+        board to the cycle (same_until checks it): the way to look inside a game, where the
+        app ignores USB (usbguard.py), is to stop its twin just before the game starts."""
+        if session.boots != 1:
+            raise ChipError("a twin repeats one power-up only")
+        twin = Session(self)
+        for gpio, pressed, at in session.inputs:
+            if at < until_ms:
+                twin.pin(gpio, pressed, at)
+        twin.run_to(until_ms)
+        return twin
+
+
+def same_until(a, b, t_ns):
+    """'' when traces `a` and `b` saw the same pins and core activity before t_ns, else
+    what differs first."""
+
+    def before(rows, key=lambda r: r[0]):
+        return [r for r in rows if key(r) < t_ns]
+
+    checks = (
+        ("left display", before(a.frames[0], lambda f: f[1]), before(b.frames[0], lambda f: f[1])),
+        (
+            "right display",
+            before(a.frames[1], lambda f: f[1]),
+            before(b.frames[1], lambda f: f[1]),
+        ),
+        ("LEDs", before(a.leds), before(b.leds)),
+        (
+            "awake stretches",
+            before(a.segments, lambda g: g[1]),
+            before(b.segments, lambda g: g[1]),
+        ),
+    )
+    for name, x, y in checks:
+        if [list(r) for r in x] != [list(r) for r in y]:
+            return name
+    return ""
+
 
 class Session:
     """One emulated clock, live: run it, drive its pins, read what they show. `t` is the
@@ -270,6 +311,7 @@ class Session:
         (tmp / "flash.bin").write_bytes(chip.flash if flash is None else flash)
         self.t = 0.0
         self.boots = 1
+        self.inputs = []  # (gpio, pressed, at_ms) of the first power-up, for twin()
         try:
             self._proc = subprocess.Popen(
                 [chip.node, str(NODE_RUNNER)],
@@ -342,6 +384,8 @@ class Session:
         if at < self.t:
             raise ValueError("an input in the past")
         self._ask(op="pin", at_ms=at, gpio=gpio, pressed=bool(pressed))
+        if self.boots == 1:
+            self.inputs.append((gpio, bool(pressed), at))
 
     def press(self, name, hold_ms=80, after_ms=60):
         """Close the switch now, open it `hold_ms` later, then run `after_ms` more."""
@@ -367,8 +411,9 @@ class Session:
 
     # -- outputs
     def repl(self, code, timeout_ms=20_000):
-        """Stop main.py (Ctrl-C, the first time) and run `code` in the raw REPL; returns
-        what it printed. ChipError if it raised (with its traceback)."""
+        """Stop main.py (Ctrl-C, the first time: the app hands the board over at the ready
+        screen or after a result, not during a game) and run `code` in the raw REPL; returns
+        what it printed. ChipError if it raised (with its traceback) or the app refused."""
         answer = self._ask(op="repl", code=code, timeout_ms=timeout_ms)
         if answer["err"]:
             raise ChipError("on the chip: %s\n%s" % (answer["err"], answer["out"]))

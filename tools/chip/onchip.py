@@ -1,8 +1,12 @@
 """Probes the chip bench runs in MicroPython on the emulated board, through the raw REPL.
 
 Not part of the firmware image: tools/chip/chip.py sends this file's text, then one call,
-after Ctrl-C has stopped main.py. `clock` is the App main.py built (a global of the REPL),
-so every probe sees the state the loop left. Each probe prints one JSON line.
+after a Ctrl-C has made the app hand the board over (at the ready screen or after a result;
+during a game it ignores USB, usbguard.py). `clock` is the App main.py built (a global of
+the REPL), so every probe sees the state the loop left. To look inside a game, the bench
+stops a twin of the run just before the game's first lever edge (chip.Chip.twin: the
+emulator is deterministic) and hands the app the same press: `start(clock, stamp)`. Each
+probe prints one JSON line.
 
 MicroPython 1.27 code (it also parses under CPython, for ruff and the host tests' import).
 """
@@ -32,10 +36,18 @@ def state(clock):
                 "running": g.running,
                 "flagged": list(g.flagged),
                 "flag_at": list(g.flag_at),
+                "deadline": g.deadline(),
                 "moves": list(g.moves),
             }
         )
     )
+
+
+def start(clock, stamp_us, side=0):
+    """The press of lever `side` stamped `stamp_us` (raw ticks_us, read from the run's own
+    trace), as the loop hands it to the engine."""
+    clock.on_lever(side, stamp_us)
+    print(json.dumps(clock.ui.game.state))
 
 
 def heap():

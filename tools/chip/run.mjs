@@ -11,8 +11,10 @@
 //   { "op": "pin", "at_ms": t, "gpio": g, "pressed": bool }
 //                                        a switch to GND closes/opens at exactly t (>= now)
 //   { "op": "repl", "code": text, "timeout_ms": t }
-//                                        Ctrl-C (the first time), then run `code` in the raw
-//                                        REPL: answers { out, err, start_ns, end_ns }
+//                                        Ctrl-C (the first time: the app hands the board over
+//                                        at the ready screen or after a result, never during
+//                                        a game), then run `code` in the raw REPL: answers
+//                                        { out, err, start_ns, end_ns }
 //   { "op": "power_cycle" }              cut the power: a new board boots from the flash
 //                                        (nothing on a Pico keeps time while it is off)
 //   { "op": "trace" }                    what the pins saw on this power-up so far
@@ -144,15 +146,28 @@ class Session {
   repl(step) {
     const board = this.board;
     const timeout = step.timeout_ms || 10_000;
-    const entry = { at_ns: board.nanos, out: '', err: '', ok: false };
+    const entry = { at_ns: board.nanos, out: '', err: '', complete: false };
     let pos = board.serial.length;
     if (!this.rawRepl) {
-      this.write([3, 3]); // Ctrl-C twice: out of main.py, to the prompt
-      pos = this.waitFor('>>> ', pos, timeout);
-      if (pos < 0) {
-        entry.err = 'no prompt after Ctrl-C';
+      // Ctrl-C twice: the app hands the board over (usbguard.py: at the ready screen or
+      // after a result), main.py ends, the REPL starts; during a game it answers with a
+      // status line and goes on.
+      this.write([3, 3]);
+      const start = pos;
+      let refused = false;
+      const ok = this.runFor(timeout, () => {
+        const text = board.serialText(start);
+        refused = text.includes('USB ignored');
+        return refused || text.includes('>>> ');
+      });
+      if (!ok || refused) {
+        entry.err = refused
+          ? 'the clock is in a game: USB ignored (usbguard.py)'
+          : 'no prompt after Ctrl-C';
+        entry.out = board.serialText(start);
         return entry;
       }
+      pos = start + board.serialText(start).indexOf('>>> ') + 4;
       this.write([1]); // Ctrl-A: raw REPL
       pos = this.waitFor('raw REPL; CTRL-B to exit\r\n>', pos, timeout);
       if (pos < 0) {
@@ -179,7 +194,7 @@ class Session {
     const prompt = errEnd < 0 ? -1 : this.waitFor('>', errEnd, timeout);
     entry.out = board.serialText(pos).slice(0, outEnd - pos - 1);
     entry.err = errEnd < 0 ? 'timeout' : board.serialText(outEnd).slice(0, errEnd - outEnd - 1);
-    entry.ok = prompt >= 0;
+    entry.complete = prompt >= 0;
     entry.end_ns = board.nanos;
     return entry;
   }
