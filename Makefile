@@ -8,14 +8,23 @@ PY     := $(VENV)/bin/python
 PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
-# make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release
+# make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release;
+# make test / make chip-bench: the MicroPython rp2 .uf2 the emulated chip runs
 MICROPYTHON_UF2 ?=
+# make chip-bench: also measure the firmware at this git ref, in the same run
+BASELINE ?=
+# make uf2: where to download the pinned MicroPython from instead of the pin's url (a mirror,
+# a copy on the local network); LOCKED=1 refuses to pin (the release job)
+MICROPYTHON_UF2_URL ?=
+LOCKED ?=
 # make flash: the RPI-RP2 drive of a Pico in BOOTSEL mode (found by itself when mounted),
 # and YES=1 to copy the release onto it without asking
 DRIVE  ?=
 YES    ?=
+# make export: a PGN file of the games' moves (the scoresheets) to merge with the clock's times
+MOVES  ?=
 
-.PHONY: tmux test sim bench lint format flash repl device-test export backup uf2 clean deps
+.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -28,11 +37,20 @@ $(JSDEPS): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
-## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff)
+# The GitHub Actions workflows, checked here so a broken one fails before the first tag:
+# the workflow schema (--strict-collection) and zizmor's audits, offline.
+ZIZMOR := $(VENV)/bin/zizmor --offline --strict-collection --persona=pedantic --no-progress
+
+## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff + workflows),
+## and the end-to-end tests on the emulated RP2040 when MICROPYTHON_UF2 is given.
+## Hypothesis draws at random from a seed it prints (HYPOTHESIS_SEED=N repeats a run's draws);
+## HYPOTHESIS_PROFILE=ci (what .ci/run sets) draws the same examples at every run.
 test: deps tmux
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
-	$(PY) -m pytest -q host_tests
+	$(ZIZMOR) .github/workflows
+	@$(if $(MICROPYTHON_UF2),,echo "chip tests skipped: set MICROPYTHON_UF2=path/to/MicroPython-rp2-RPI_PICO.uf2 to run them (tools/chip/chip.py)")
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) -m pytest -q host_tests $(if $(HYPOTHESIS_SEED),--hypothesis-seed=$(HYPOTHESIS_SEED))
 
 # The simulator's tmux test drives it as a person would; best effort to install tmux (the
 # test is skipped where it is still missing).
@@ -50,8 +68,14 @@ sim: $(PYDEPS)
 bench: deps
 	$(PY) tools/bench.py
 
+## make chip-bench MICROPYTHON_UF2=path [BASELINE=ref]: the figures measured on real
+## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals
+chip-bench: deps
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
+
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools
+	$(ZIZMOR) .github/workflows
 
 format: $(PYDEPS)
 	$(PY) -m ruff format firmware host_tests tools
@@ -62,9 +86,12 @@ flash: $(PYDEPS)
 	$(PY) tools/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
 	  $(if $(YES),--yes) $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
 
-## make uf2 [MICROPYTHON_UF2=path]: build/chess-clock-VERSION.uf2, MicroPython + the clock
+## make uf2 [MICROPYTHON_UF2=path] [MICROPYTHON_UF2_URL=url] [LOCKED=1]:
+## build/chess-clock-VERSION.uf2 and .uf2.sha256, MicroPython + the clock; the first run
+## downloads MicroPython and pins its sha256 in tools/micropython_release.json (commit it)
 uf2: $(PYDEPS)
-	$(PY) tools/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
+	$(PY) tools/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)") \
+	  $(if $(MICROPYTHON_UF2_URL),--url "$(MICROPYTHON_UF2_URL)") $(if $(LOCKED),--locked)
 
 ## make backup [PORT=...]: settings, saved game and game logs into backups/clock-DATE-SERIAL
 backup: $(PYDEPS)
@@ -76,8 +103,10 @@ repl: $(PYDEPS)
 device-test: $(PYDEPS)
 	$(PY) tools/flash.py device-test $(if $(PORT),--port $(PORT))
 
+## make export [PORT=...] [MOVES=FILE.pgn]: the game logs as PGN, CSV and PNG into games/; with
+## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
-	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games
+	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
 
 clean:
 	rm -rf $(VENV) node_modules build .pytest_cache .ruff_cache .hypothesis

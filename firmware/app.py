@@ -22,14 +22,31 @@ Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropy
 ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
 timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
 and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms to
-the due instant plus 1 (poll counts `ticks_ms`, whose grid is not the monotonic clock's), so
-a change is written 0-2 ms plus the work after its exact instant, never before.
+`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms from
+a clock reading taken at the end of the wakeup to the due instant, plus 1 (poll counts
+`ticks_ms`, whose grid is not the monotonic clock's), so a wakeup's own length is not slept
+(a render wakeup lasts milliseconds on the chip: counted from its start, every change came
+that much late) and a change is written 0-2 ms plus the work before its frame after its
+exact instant, never before. On the rp2 port the poll's WFE ends `timeout` ms after it
+starts, not on the ms grid (mp_wfe_or_timeout), so on the chip that is 1-2 ms.
+
+A lever press sets the LEDs as soon as it is drained, before anything else it causes
+(buttons, render, frames): they are the players' quickest sign.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count, so a fault that repeats does not wear the flash) and the loop goes on (the
 displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
 hung loop, and the game saved at the last pause is offered again at power-up.
+
+USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
+ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
+changes anything, each burst gets a status line. At the ready screen and after a result, a
+Ctrl-C from the host hands the board over at a safe point, between two wakeups: the buzzer
+stops, the LEDs go off, the displays say `USb  StoP`, Ctrl-C is given back and the loop
+returns (main.py ends, the REPL starts, the host tools get in as before; the watchdog still
+runs, so a board nobody takes over resets itself and the clock comes back). A
+KeyboardInterrupt that gets in anyway (pending before the loop set kbd_intr(-1)) is
+ignored during a game and counted in `interrupts`; elsewhere it hands over the same way.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
@@ -88,11 +105,16 @@ class App:
         self.boot_files(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
+        self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
+        self.handed_over = False  # a USB host asked for the board: the loop has ended
+        self.interrupts = 0  # KeyboardInterrupts ignored during a game
 
     # ------------------------------------------------------------ loop
     def run(self):
         """Start the watchdog, then loop forever."""
         self.wdt = self.board.watchdog(WDT_MS)
+        if self.usb is not None:
+            self.usb.start()
         self.run_loop()
 
     def run_loop(self):
@@ -100,9 +122,20 @@ class App:
         (Waking first makes a resumed loop recompute its sleep: the host harness stops and
         resumes it.)"""
         wait = self.board.bell.wait
-        while True:
-            self.safe_wake()
-            wait(self._sleep_ms)
+        while not self.handed_over:
+            try:
+                self.safe_wake()
+                if not self.handed_over:
+                    wait(self._sleep_ms)
+            except KeyboardInterrupt:
+                if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
+                    self.hand_over()
+                    raise
+                self.interrupts += 1  # a game: go on, redraw and poll everything next
+                self._poll_all = True
+                self._next_render = 0
+                self._sleep_ms = 0
+        self.hand_over()
 
     def safe_wake(self):
         try:
@@ -155,6 +188,13 @@ class App:
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
+                g = ui.game
+                if g.state == E.RUNNING:
+                    # The LEDs first: after a press they are the quickest sign, so nothing
+                    # else the press causes (buttons, render, frames) comes before them.
+                    # The game screen's rule while a clock runs (ui_game.py): the running
+                    # side's LED; render() sets the same mask again.
+                    b.set_leds(1 << g.running)
                 # An edge whose IRQ ran after the clock reading above is stamped after
                 # `now`: read the clock again, so no engine event is later than the `now`
                 # this wakeup renders and schedules with (else a clock that started 1 ms
@@ -169,7 +209,7 @@ class App:
             self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
         g = ui.game
         deadline = g.deadline()
-        if 0 <= deadline <= drained:  # a later one: the next wakeup, at once (_until_next)
+        if 0 <= deadline <= drained:  # a later one: the next wakeup, at once (_next_due)
             ev = g.tick(drained)
             if ev:
                 self._events(ev)
@@ -180,6 +220,9 @@ class App:
         buzzer = b.buzzer
         if buzzer.next_due(now) == 0:
             buzzer.update(now)
+        usb = self.usb
+        if usb is not None and usb.due(now, g.state) and usb.service(now, g.state):
+            self.handed_over = True  # the loop ends after this wakeup
         if g.state == E.READY and self._battery_due <= now:
             self._battery_due = now + BATTERY_MS
             pct = b.battery_percent()
@@ -201,7 +244,22 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
-        self._sleep_ms = self._until_next(now, deadline)
+        # Sleep until the next due instant counted from the end of this wakeup (a fresh
+        # reading), so the wakeup's own length (ms on the chip for a render) is not slept.
+        nxt = self._next_due(now, deadline)
+        end = self.mono.update(time.ticks_us())
+        self._sleep_ms = nxt - end + 1 if nxt > end else 0
+
+    def hand_over(self):
+        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
+        b = self.board
+        if self.usb is not None:
+            self.usb.stop()
+        b.buzzer.stop()
+        b.set_leds(0)
+        for side, text in ((0, b"USb "), (1, b"StoP")):
+            segments.encode_into(self.segs[side], text, 0)
+            b.displays[side].show(self.segs[side])
 
     def _can_rebase(self, now):
         """True when no instant is kept in the monotonic count but the loop's own: a game
@@ -226,6 +284,8 @@ class App:
         if self._lever_due >= 0:
             self._lever_due = 0
         self._button_due = -1
+        if self.usb is not None:
+            self.usb.rebase()
         return 0
 
     def _buttons(self, now):
@@ -245,8 +305,9 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _until_next(self, now, deadline):
-        """ms to sleep: until the earliest due instant, +1 (see the module doc)."""
+    def _next_due(self, now, deadline):
+        """The earliest due instant (monotonic ms) after a wakeup at `now`; the loop sleeps
+        until then, +1 ms (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:
@@ -264,7 +325,11 @@ class App:
             nxt = now + d
         if self.ui.game.state == E.READY and self._battery_due < nxt:
             nxt = self._battery_due
-        return nxt - now + 1 if nxt > now else 0
+        if self.usb is not None:
+            d = self.usb.next_due()
+            if 0 <= d < nxt:
+                nxt = d
+        return nxt
 
     def _events(self, ev):
         """Sound for engine events; a flag that froze both clocks is saved in the same

@@ -5,7 +5,9 @@ what it needs.
 Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
 edge rings `bell` (doorbell.py), which ends the loop's sleep. The lever handlers stamp the
 press first (levers.py); the button handler only rings, the buttons are then polled by the
-loop while one is down or settling (buttons.py).
+loop while one is down or settling (buttons.py). The USB serial port (MicroPython's REPL
+port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
+to once the loop starts.
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -14,13 +16,17 @@ loop while one is down or settling (buttons.py).
     battery       ADC3 (GP29) = VSYS / 3
 """
 
+import sys
+
 import machine
+import micropython
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
 from levers import Levers
 from micropython import const
 from tm1637 import BUS_HZ, TM1637
+from usbguard import UsbGuard
 
 _LEFT_CLK = const(2)
 _LEFT_DIO = const(3)
@@ -75,6 +81,7 @@ class Board:
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.adc = machine.ADC(_BATTERY_ADC)
+        self.usb = UsbGuard(sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr)
 
     def watchdog(self, timeout_ms):
         return machine.WDT(timeout=timeout_ms)

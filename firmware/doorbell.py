@@ -15,6 +15,12 @@ within microseconds, and an edge that comes between the poll and the WFE is not 
 interrupt's exit sets the event flag, so the WFE returns at once). `ipoll` allocates only
 its result tuple, once.
 
+Streams: `listen(stream)` also ends the sleep while `stream` is readable (the USB serial
+port, usbguard.py); a wait that found it readable sets `heard` (its reader clears it), so
+the loop knows without polling the stream itself. `mute(stream, True)` takes it out of the
+sleep's poll (events 0: select.poll asks it for nothing), `False` puts it back; neither
+allocates.
+
 Contract: `take()` before looking at the sources (lever ring, buttons), so an edge that
 comes while the loop works rings again and the next `wait` returns at once. A timeout may
 return up to 1 ms early in µs terms (`ticks_ms` granularity): callers add 1 ms.
@@ -33,6 +39,7 @@ class Doorbell(io.IOBase):
     def __init__(self):
         self.rung = array("i", (0,))  # +1 per edge (IRQ-owned: only handlers write it)
         self.seen = 0  # rung[0] at the last take() (main-owned)
+        self.heard = False  # a listened stream was readable at the last wait (main-owned)
         self._poll = select.poll()
         self._poll.register(self, select.POLLIN)
 
@@ -55,6 +62,17 @@ class Doorbell(io.IOBase):
         self.seen = n
         return True
 
+    def listen(self, stream):
+        """Also wake while `stream` (a stream with the poll ioctl) is readable."""
+        self._poll.register(stream, select.POLLIN)
+
+    def mute(self, stream, muted):
+        """Stop (True) or resume (False) waking for a listened `stream`."""
+        self._poll.modify(stream, 0 if muted else select.POLLIN)
+
     def wait(self, timeout_ms):
-        """Sleep until the bell rings or `timeout_ms` (>= 0) has passed."""
-        self._poll.ipoll(timeout_ms)
+        """Sleep until the bell rings, a listened stream is readable, or `timeout_ms` (>= 0)
+        has passed. Allocates nothing (ipoll's result tuple is made once, at the first)."""
+        for obj, _ev in self._poll.ipoll(timeout_ms):
+            if obj is not self:
+                self.heard = True

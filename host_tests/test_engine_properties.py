@@ -4,8 +4,9 @@ time to a fallen flag, the hourglass never creates time, and byo-yomi / Canadian
 against an independent model of their rules."""
 
 import engine as E
-from hypothesis import given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 from timecontrol import (
     BONUS_BRONSTEIN,
     BONUS_DELAY,
@@ -19,7 +20,18 @@ from timecontrol import (
     TimeControl,
 )
 
-COVERAGE = {"conserved_moves": 0}
+# Counts kept by the properties' bodies. The coverage tests below read them after running
+# explicit inputs only (deterministic); random runs report what they reached through
+# hypothesis's event() statistics (`pytest --hypothesis-show-statistics`), never a threshold.
+COVERAGE = {"conserved_moves": 0, "transitions": 0, "overtime_rules": set()}
+
+
+def note(what):
+    """Records `what` for hypothesis's statistics when called inside a property run."""
+    if currently_in_test_context():
+        event(what)
+
+
 BONUS = st.sampled_from([BONUS_NONE, BONUS_FISCHER, BONUS_BRONSTEIN, BONUS_DELAY])
 
 
@@ -116,6 +128,66 @@ def test_ticking_often_or_never_gives_the_same_game(control, opts, seq, tick_eve
     assert [x[1:6] for x in trace_a] == [x[1:6] for x in trace_b]
 
 
+def _opts(freeze=True, inc_before=False, transition=E.TRANSITION_MOVES):
+    return {"freeze": freeze, "inc_before": inc_before, "transition": transition}
+
+
+# Inputs the conservation property must reach on every run, whatever the random draws:
+# (control, options, presses, moves it checks, period transitions it checks).
+_TWO_PERIODS = [(60_000, 2, BONUS_FISCHER, 3_000), (30_000, 0, BONUS_FISCHER, 3_000)]
+CONSERVATION_EXAMPLES = [
+    # 40/90-style: the next period's time arrives with the last required move, each side
+    (TimeControl(_TWO_PERIODS, MODE_COUNTDOWN), _opts(), [(1_500, True)] * 6, 6, 2),
+    # a wrong-side press between moves is ignored and charges nothing
+    (
+        TimeControl(_TWO_PERIODS, MODE_COUNTDOWN),
+        _opts(inc_before=True),
+        [(2_000, True), (700, False), (900, True), (4_000, True)],
+        3,
+        1,
+    ),
+    # simple delay: moves inside and beyond the delay
+    (
+        TimeControl([(60_000, 0, BONUS_DELAY, 5_000)], MODE_COUNTDOWN),
+        _opts(),
+        [(3_000, True), (7_000, True), (5_000, True), (12_345, True)],
+        4,
+        0,
+    ),
+    # Bronstein: gives back the time used up to the delay
+    (
+        TimeControl([(60_000, 0, BONUS_BRONSTEIN, 5_000)], MODE_COUNTDOWN),
+        _opts(transition=E.TRANSITION_FLAG),
+        [(3_000, True), (7_000, True), (0, True), (5_001, True)],
+        4,
+        0,
+    ),
+    # no bonus, three periods of one move each
+    (
+        TimeControl(
+            [(10_000, 1, BONUS_NONE, 0), (10_000, 1, BONUS_NONE, 0), (10_000, 0, BONUS_NONE, 0)],
+            MODE_COUNTDOWN,
+        ),
+        _opts(freeze=False),
+        [(9_000, True)] * 5,
+        5,
+        4,
+    ),
+]
+
+
+def _with_examples(cases, arity):
+    """Adds each case's first `arity` items as an explicit @example of the property."""
+
+    def wrap(test):
+        for case in reversed(cases):
+            test = example(*case[:arity])(test)
+        return test
+
+    return wrap
+
+
+@_with_examples(CONSERVATION_EXAMPLES, 3)
 @settings(max_examples=400, deadline=None)
 @given(controls(), options, presses)
 def test_time_is_conserved_to_the_millisecond(control, opts, seq):
@@ -159,6 +231,10 @@ def test_time_is_conserved_to_the_millisecond(control, opts, seq):
         for x in (0, 1):
             assert g.remaining(x, t) == expected[x] >= 0
         COVERAGE["conserved_moves"] += 1
+        note("a move checked, bonus kind %d" % kind)
+        if period[s] != p:
+            COVERAGE["transitions"] += 1
+            note("a period transition checked")
 
 
 @settings(max_examples=300, deadline=None)
@@ -223,10 +299,13 @@ def test_flag_instant_is_the_deadline(control, opts, seq):
 
 
 def test_the_conservation_property_checked_real_moves():
-    """Guards against a generator that makes the conservation property vacuous."""
-    COVERAGE["conserved_moves"] = 0
-    test_time_is_conserved_to_the_millisecond()
-    assert COVERAGE["conserved_moves"] > 300
+    """Guards against a property made vacuous (an early return, a changed body): its own
+    body, run on the explicit examples, checks every move and every period transition."""
+    body = test_time_is_conserved_to_the_millisecond.hypothesis.inner_test
+    for control, opts, seq, moves, transitions in CONSERVATION_EXAMPLES:
+        COVERAGE["conserved_moves"] = COVERAGE["transitions"] = 0
+        body(control, opts, seq)
+        assert (COVERAGE["conserved_moves"], COVERAGE["transitions"]) == (moves, transitions)
 
 
 # ------------------------------------------------ fallen flags and the hourglass (issue 10)
@@ -353,6 +432,8 @@ class OvertimeModel:
         self.ot = [self.count, self.count]
         self.flag_at = [None, None]
         self.events = 0  # periods entered / used up / blocks renewed by the last action
+        self.name = "byo-yomi" if self.byo else "Canadian"
+        self.reached = set()  # the rules this game went through, by name
 
     def run(self, s, ms):
         """Side s's clock runs for `ms`; returns the instant offset of its flag or None."""
@@ -362,11 +443,14 @@ class OvertimeModel:
             if not self.over[s]:
                 self.over[s] = True  # main time over: the first period / block starts
                 self.left[s] = self.t
+                self.reached.add(self.name + ": main time over")
             elif self.byo and self.ot[s] > 1:
                 self.ot[s] -= 1  # a period used up, the next starts at once
                 self.left[s] = self.t
+                self.reached.add("byo-yomi: a period used up")
             else:
                 self.left[s] = 0
+                self.reached.add(self.name + ": flag")
                 return used  # the flag
             self.events += 1
         if self.flag_at[s] is None:
@@ -379,16 +463,91 @@ class OvertimeModel:
             return
         if not self.over[s]:
             self.left[s] += self.inc
+            if self.inc:
+                self.reached.add("byo-yomi: an increment in main time")
         elif self.byo:
             self.left[s] = self.t
+            self.reached.add("byo-yomi: a move keeps the period")
         else:
             self.ot[s] -= 1
+            self.reached.add("Canadian: a move counted in the block")
             if self.ot[s] == 0:
                 self.ot[s] = self.count
                 self.left[s] = self.t
                 self.events += 1
+                self.reached.add("Canadian: a block renewed")
 
 
+OVERTIME_RULES = {
+    "byo-yomi: main time over",
+    "byo-yomi: an increment in main time",
+    "byo-yomi: a move keeps the period",
+    "byo-yomi: a period used up",
+    "byo-yomi: paused in overtime",
+    "byo-yomi: flag",
+    "Canadian: main time over",
+    "Canadian: a move counted in the block",
+    "Canadian: a block renewed",
+    "Canadian: paused in overtime",
+    "Canadian: flag",
+}
+
+
+def _byo(main, count, ot_ms, inc=0):
+    bonus = BONUS_FISCHER if inc else BONUS_NONE
+    return TimeControl([(main, 0, bonus, inc)], MODE_BYOYOMI, overtime=(count, ot_ms))
+
+
+def _canadian(main, count, ot_ms):
+    return TimeControl([(main, 0, BONUS_NONE, 0)], MODE_CANADIAN, overtime=(count, ot_ms))
+
+
+# Inputs the overtime property must go through on every run, whatever the random draws:
+# (control, options, actions, the rules of OVERTIME_RULES the game goes through).
+OVERTIME_EXAMPLES = [
+    # main 10 s then 3 x 5 s: White's move at 12 s keeps its period; Black's at 3 s is in
+    # main time; White then pauses in a period and lets two periods go by and flags
+    (
+        _byo(10_000, 3, 5_000),
+        _opts(),
+        [(12_000, "move", 0), (3_000, "move", 0), (2_000, "pause", 60_000), (17_000, "tick", 0)],
+        {
+            "byo-yomi: main time over",
+            "byo-yomi: a move keeps the period",
+            "byo-yomi: paused in overtime",
+            "byo-yomi: a period used up",
+            "byo-yomi: flag",
+        },
+    ),
+    # an increment in main time, given before the first move too, freeze off
+    (
+        _byo(5_000, 1, 3_000, inc=2_000),
+        _opts(freeze=False, inc_before=True),
+        [(1_000, "move", 0), (1_000, "other", 0), (500, "move", 0), (12_000, "tick", 0)],
+        {"byo-yomi: an increment in main time", "byo-yomi: main time over", "byo-yomi: flag"},
+    ),
+    # Canadian from the first move (main time 0): blocks of 2 moves in 20 s
+    (
+        _canadian(0, 2, 20_000),
+        _opts(),
+        [(1_000, "move", 0), (1_000, "move", 0), (1_000, "move", 0), (30_000, "tick", 0)],
+        {"Canadian: a move counted in the block", "Canadian: a block renewed", "Canadian: flag"},
+    ),
+    # main 5 s, then blocks of 3 moves in 10 s; a pause within the block
+    (
+        _canadian(5_000, 3, 10_000),
+        _opts(transition=E.TRANSITION_FLAG),
+        [(6_000, "move", 0), (1_000, "move", 0), (1_000, "pause", 5_000), (4_000, "move", 0)],
+        {
+            "Canadian: main time over",
+            "Canadian: a move counted in the block",
+            "Canadian: paused in overtime",
+        },
+    ),
+]
+
+
+@_with_examples(OVERTIME_EXAMPLES, 3)
 @settings(max_examples=600, deadline=None)
 @given(overtime_controls(), options, ACTIONS)
 def test_overtime_matches_an_independent_model(control, opts, actions):
@@ -438,18 +597,24 @@ def test_overtime_matches_an_independent_model(control, opts, actions):
             g.tick(t)
         else:
             if g.pause(t) == E.OK:
+                if model.over[running]:
+                    model.reached.add(model.name + ": paused in overtime")
                 compare(t)
                 t += paused_ms  # nothing runs
                 g.resume(t)
         g.tick(t)
         compare(t)
-        if model.events:
-            COVERAGE["overtime_events"] = COVERAGE.get("overtime_events", 0) + 1
-            model.events = 0
+    COVERAGE["overtime_rules"] |= model.reached
+    for rule in sorted(model.reached):
+        note(rule)
 
 
 def test_the_overtime_model_property_saw_periods_and_blocks():
-    """Guards against a generator that never reaches the overtime rules."""
-    COVERAGE["overtime_events"] = 0
-    test_overtime_matches_an_independent_model()
-    assert COVERAGE["overtime_events"] > 300
+    """Guards against a property that never reaches the overtime rules: its own body, run
+    on the explicit examples alone, goes through every rule of both modes."""
+    body = test_overtime_matches_an_independent_model.hypothesis.inner_test
+    for control, opts, actions, rules in OVERTIME_EXAMPLES:
+        COVERAGE["overtime_rules"] = set()
+        body(control, opts, actions)
+        assert COVERAGE["overtime_rules"] == rules, (control.mode, actions)
+    assert set().union(*(case[3] for case in OVERTIME_EXAMPLES)) == OVERTIME_RULES

@@ -23,7 +23,7 @@ import flash  # noqa: E402
 # Right side has White; 90 min + 30 s. Black (left) spends 10 min on move 2; White flags.
 GAME = {
     "version": 1,
-    "control": "90+30",
+    "control": "90 min + 30 s",
     "white": 1,
     "result": "0-1",
     "reason": "flag",
@@ -45,7 +45,8 @@ PGN_TAGS = """\
 [Black "Left"]
 [Result "0-1"]
 [Termination "time forfeit"]
-[ClockControl "90+30"]
+[TimeControl "5400+30"]
+[ClockControl "90 min + 30 s"]
 [ClockReason "flag"]
 [ClockFile "g007.json"]
 
@@ -128,7 +129,7 @@ def test_comment_only_game_is_valid_pgn_without_moves():
     assert game.errors == []
     assert list(game.mainline_moves()) == []
     assert game.comment.count("[%clk") == 5
-    assert game.headers["ClockControl"] == "90+30"
+    assert game.headers["ClockControl"] == "90 min + 30 s"
 
 
 def test_null_move_numbers_follow_an_irregular_log():
@@ -298,7 +299,7 @@ def test_main_from_dir(tmp_path, capsys):
     assert (out / "g007.pgn").read_text() == PGN_COMMENTS
     games = (out / "all.pgn").read_text()
     assert games.index("g001.json") < games.index("g007.json")
-    assert len(list(chess.pgn.read_game(io.StringIO(games)).headers)) == 11
+    assert len(list(chess.pgn.read_game(io.StringIO(games)).headers)) == 12
 
 
 def test_main_null_moves_option(tmp_path):
@@ -469,7 +470,7 @@ def test_reads_what_the_firmware_writes(tmp_path):
 
     moves = [list(m) for m in GAME["moves"]]
     for _ in range(3):
-        assert gamelog.save_game_log(str(tmp_path), "90+30", 1, "0-1", "flag", moves, os)
+        assert gamelog.save_game_log(str(tmp_path), "90 min + 30 s", 1, "0-1", "flag", moves, os)
     folder = tmp_path / gamelog.GAMES_DIR
     report = ex.export_files(ex.game_files(folder), tmp_path / "out")
     assert report.problems == []

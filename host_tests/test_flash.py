@@ -68,7 +68,7 @@ def project(tmp_path):
     (fw / "main.py").write_text("import clock\n")
     (fw / "boot.py").write_text("# boot\n")
     (fw / "clock.py").write_text("X = 1\n")
-    (fw / "tm1637.py").write_text("def f():\n    return 2\n")
+    (fw / "version.py").write_text('VERSION = "2.3.4"\n\n\ndef f():\n    return 2\n')
     (fw / "notes.txt").write_text("not python\n")
     core = tmp_path / "host_tests" / "core"
     core.mkdir(parents=True)
@@ -200,18 +200,18 @@ def expected_flash_plan(port=PORT):
     conn = MP + ["connect", port]
     return [
         compile_argv("clock.py"),
-        compile_argv("tm1637.py"),
+        compile_argv("version.py"),
         conn
-        + ["fs", "cp", "build/clock.mpy", "build/tm1637.mpy", "firmware/boot.py"]
+        + ["fs", "cp", "build/clock.mpy", "build/version.mpy", "firmware/boot.py"]
         + ["firmware/main.py", ":"],
-        conn + ["exec", flash.stale_source_script(["clock.py", "tm1637.py"])],
+        conn + ["exec", flash.stale_source_script(["clock.py", "version.py"])],
         conn + ["reset"],
     ]
 
 
 def test_plan_flash_compiles_all_but_main_and_boot(project):
     assert flash.plan_flash(project, PORT, MP, PY) == expected_flash_plan()
-    assert flash.shipped_names(project) == ["clock.mpy", "tm1637.mpy", "boot.py", "main.py"]
+    assert flash.shipped_names(project) == ["clock.mpy", "version.mpy", "boot.py", "main.py"]
 
 
 def test_plan_flash_without_boot_py(project):
@@ -228,8 +228,8 @@ def test_plan_flash_needs_main_py(project):
 
 
 def test_stale_source_script_names_the_compiled_modules():
-    script = flash.stale_source_script(["clock.py", "tm1637.py"])
-    assert "('/clock.py', '/tm1637.py',)" in script
+    script = flash.stale_source_script(["clock.py", "version.py"])
+    assert "('/clock.py', '/version.py',)" in script
     assert "main.py" not in script
 
 
@@ -238,11 +238,11 @@ def test_flash_with_port_runs_exactly_the_plan(project, capsys):
     status = flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV)
     assert status == 0
     assert runner.calls[0] == PROBE
-    assert runner.calls[1:-1] == expected_flash_plan()
-    assert runner.calls[-1] == ["git", "-C", str(project), "describe", "--always", "--dirty"]
+    assert runner.calls[1:] == expected_flash_plan()
     out = capsys.readouterr().out
-    assert "copied to /dev/ttyACM0: clock.mpy, tm1637.mpy, boot.py, main.py" in out
-    assert "firmware version: unknown" in out
+    assert "flashing firmware version 2.3.4 onto /dev/ttyACM0\n$ " in out
+    assert "copied to /dev/ttyACM0: clock.mpy, version.mpy, boot.py, main.py" in out
+    assert out.endswith("firmware version: 2.3.4 (the board on /dev/ttyACM0 restarted into it)\n")
 
 
 def test_flash_finds_the_board_by_itself(project, capsys):
@@ -278,7 +278,7 @@ def test_flash_refuses_a_board_without_micropython(project, capsys):
 
 
 def test_flash_stops_at_the_first_failing_step(project, capsys):
-    bad = compile_argv("tm1637.py")
+    bad = compile_argv("version.py")
     runner = FakeRunner(
         board(extra={tuple(bad): flash.Result(1, "", "SyntaxError: invalid syntax")})
     )
@@ -307,23 +307,38 @@ def test_flash_really_compiles_with_mpy_cross(project):
         flash.main(["flash", "--port", PORT, "--root", str(project)], FakeRunner(answer), ENV) == 0
     )
     built = sorted(p.name for p in (project / "build").iterdir())
-    assert built == ["clock.mpy", "tm1637.mpy"]
+    assert built == ["clock.mpy", "version.mpy"]
     for name in built:
         assert (project / "build" / name).read_bytes()[:2] == b"M\x06"
 
 
-def test_version_comes_from_firmware_version_py(project, capsys):
-    (project / "firmware" / "version.py").write_text('"""v"""\nVERSION = "1.4.2"\n')
+def test_version_comes_from_firmware_version_py_only(project, capsys):
+    (project / "firmware" / "version.py").write_text('"""v"""\nVERSION = "1.4.2"  # next\n')
     runner = FakeRunner(board())
     assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 0
     assert "firmware version: 1.4.2" in capsys.readouterr().out
     assert not any(c[0] == "git" for c in runner.calls)
 
 
-def test_version_falls_back_to_git_describe(project):
-    git = ("git", "-C", str(project), "describe", "--always", "--dirty")
-    runner = FakeRunner(board(extra={git: flash.Result(0, "a1b2c3d-dirty\n", "")}))
-    assert flash.firmware_version(project, runner) == "a1b2c3d-dirty"
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (None, "cannot read firmware/version.py"),
+        ("VERSION = 3\n", 'has no line VERSION = "X.Y.Z"'),
+        ('VERSION = "1.4"\n', "VERSION = '1.4'; a version is X.Y.Z"),
+        ('VERSION = "1.4.2 beta"\n', "a version is X.Y.Z"),
+    ],
+)
+def test_flash_without_a_version_copies_nothing(project, capsys, text, message):
+    path = project / "firmware" / "version.py"
+    if text is None:
+        path.unlink()
+    else:
+        path.write_text(text)
+    runner = FakeRunner(board())
+    assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 1
+    assert message in capsys.readouterr().err
+    assert runner.calls == []
 
 
 @needs_node
@@ -511,7 +526,7 @@ def test_cli_flash_against_fake_mpremote(project, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert calls[0] == ["connect", "list"]
     assert calls[1] == ["connect", PORT, "exec", flash.IMPL_PROBE]
-    assert calls[2] == ["connect", PORT, "fs", "cp", "build/clock.mpy", "build/tm1637.mpy"] + [
+    assert calls[2] == ["connect", PORT, "fs", "cp", "build/clock.mpy", "build/version.mpy"] + [
         "firmware/boot.py",
         "firmware/main.py",
         ":",
@@ -519,7 +534,7 @@ def test_cli_flash_against_fake_mpremote(project, tmp_path):
     assert calls[3][:3] == ["connect", PORT, "exec"]
     assert calls[4] == ["connect", PORT, "reset"]
     assert (project / "build" / "clock.mpy").read_bytes()[:2] == b"M\x06"
-    assert "copied to /dev/ttyACM0: clock.mpy, tm1637.mpy, boot.py, main.py" in proc.stdout
+    assert "copied to /dev/ttyACM0: clock.mpy, version.mpy, boot.py, main.py" in proc.stdout
 
 
 def test_cli_flash_without_board_exits_nonzero(project, tmp_path):
@@ -594,7 +609,7 @@ def via(drives, tmp_path, answer=True, clock=None):
         confirm=lambda question: answer,
         environ={},
         micropython=str(placeholder_micropython(tmp_path)),
-        fetch=lambda url: pytest.fail("the network was used"),
+        fetch=lambda url, out, limit: pytest.fail("the network was used"),
         sleep=clock.sleep,
         monotonic=clock.monotonic,
     )
@@ -636,11 +651,11 @@ def test_flash_installs_the_release_on_a_bootsel_pico(project, tmp_path, capsys)
     )
     out = capsys.readouterr().out
     assert status == 0, out
-    built = project / "build" / "chess-clock-unknown.uf2"
+    built = project / "build" / "chess-clock-2.3.4.uf2"
     assert (drive / built.name).read_bytes() == built.read_bytes()
     assert "a Pico in BOOTSEL mode does: %s" % drive in out
-    assert "copied chess-clock-unknown.uf2 onto %s" % drive in out
-    assert "MicroPython is up on /dev/ttyACM0: the clock runs" in out
+    assert "copied chess-clock-2.3.4.uf2 onto %s" % drive in out
+    assert "MicroPython is up on /dev/ttyACM0: the clock runs (firmware version 2.3.4," in out
     assert not any("fs" in c or "exec" in c for c in runner.calls if c[:1] == MP)
 
 

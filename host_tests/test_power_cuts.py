@@ -30,6 +30,8 @@ import machine
 import pytest
 import settings
 import ui as U
+import ui_arbiter
+import ui_settings
 
 from harness.fakefs import FS_MODELS, PowerLoss, cut_points, new_fs
 from harness.firmware import SimulatedClock, import_board
@@ -49,6 +51,11 @@ def fixed_ident(monkeypatch):
     heap; it frees RAM on the chip and changes nothing on the flash)."""
     monkeypatch.setattr(app_mod.archive, "new_ident", lambda: IDENT)
     monkeypatch.setattr(app_mod.gc, "collect", lambda: None)
+
+
+def message(app):
+    """The (left, right) texts of the message the App shows (or showed last)."""
+    return app.ui.screens[U.S_MESSAGE].shown
 
 
 # ------------------------------------------------------------------ driving the App
@@ -117,7 +124,7 @@ class Play:
         """Paused: the arbiter declares a dead position (the menu's last item), a draw."""
         self.key(U.SET, U.LONG)
         assert self.app.ui.screen == U.S_ARBITER
-        while self.app.ui.cursor != U.A_DEAD:
+        while self.app.ui.screens[U.S_ARBITER].cursor != ui_arbiter.A_DEAD:
             self.key(U.SET)
         return self.key(U.PLAY)
 
@@ -345,7 +352,7 @@ def test_saving_settings_keeps_the_old_or_the_new_ones(model):
     def change_brightness(p):
         p.key(U.SET, U.LONG)  # settings menu from the ready screen
         assert p.app.ui.screen == U.S_SETTINGS
-        while U._SETTINGS[p.app.ui.cursor][1] != "brightness":
+        while ui_settings.ITEMS[p.app.ui.screens[U.S_SETTINGS].cursor][1] != "brightness":
             p.key(U.SET)
         p.key(U.PLUS).key(U.PLAY)
 
@@ -457,7 +464,7 @@ def test_a_finished_game_whose_record_failed_is_recorded_at_the_next_power_up(mo
     with monkeypatch.context() as m:
         m.setattr(app_mod.archive.gamelog, "save_game_log", lambda *a, **k: None)  # flash full
         p.dead_position()
-    assert p.app.ui.screen == U.S_MESSAGE and p.app.ui.message == (b"LOG ", b"Err ")
+    assert p.app.ui.screen == U.S_MESSAGE and message(p.app) == (b"LOG ", b"Err ")
     assert records(fs) == []
     assert json.loads(fs.files["/game.json"])["snap"][1] == E.FINISHED
     fs = fs.reboot()
@@ -470,12 +477,12 @@ def test_settings_message_comes_before_the_resume_offer():
     fs = flash_with({}, twelve_then_paused)
     fs.files["/settings.json"] = b'{"sound": tr\x00junk'
     app = boot(fs)
-    assert (app.ui.screen, app.ui.message) == (U.S_MESSAGE, (b"SEt ", b"dEF "))
+    assert (app.ui.screen, message(app)) == (U.S_MESSAGE, (b"SEt ", b"dEF "))
     app.ui.render(2_000)  # the message has been shown 2 s
     assert app.ui.screen == U.S_RESUME
     fs.files["/settings.json"] = json.dumps(dict(settings.defaults(), brightness=99)).encode()
     app = boot(fs.reboot())
-    assert app.ui.message == (b"SEt ", b"FIX ")
+    assert message(app) == (b"SEt ", b"FIX ")
     key(app, U.MINUS)  # any key ends the message early: the offer is still there
     assert app.ui.screen == U.S_RESUME
 
@@ -486,7 +493,7 @@ def test_a_log_that_does_not_fit_the_engine_resumes_the_times_and_says_so():
     doc["log"][0] = 0  # move number 0: no such move
     fs.files["/game.json"] = json.dumps(doc).encode()
     p = Play(boot(fs), 5_000_000).accept_offer()
-    assert p.app.ui.message == (b"LOG ", b"Err ")
+    assert message(p.app) == (b"LOG ", b"Err ")
     assert p.game.state == E.PAUSED and p.game.log_count == 0
     assert p.game.moves[0] + p.game.moves[1] == 12
 
@@ -547,7 +554,7 @@ def test_a_game_resumed_after_a_power_cut_exports_every_move(tmp_path):
     moves(10)
     clock.press("play")
     clock.press("set", 2_300)  # arbiter menu
-    for _ in range(U.A_DEAD):
+    for _ in range(ui_arbiter.A_DEAD):
         if clock.display(0)[0] == "dEAd":
             break
         clock.press("set")  # the next item (the overtime items are skipped in chess)

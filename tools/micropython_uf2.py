@@ -1,44 +1,29 @@
-"""The MicroPython part of the release .uf2: which file, where it comes from, and what it is.
+"""Whether a .uf2 is a MicroPython for this board (`inspect`), read from the file itself.
 
-Owns:
-- the pin, tools/micropython_release.json: {"version", "board", "file", "url", "sha256"}.
-  "sha256" is the hex digest of the official file, or null while nobody has checked one;
-- obtaining the bytes (`obtain`): MICROPYTHON_UF2=path (a newer release, a custom build)
-  is used as given; otherwise the pinned file from the cache build/cache/FILE, downloaded
-  once from the pinned url when it is not there. A download or cached file whose sha256
-  differs from the pin is an error and nothing is written; with the sha256 unknown nothing
-  is downloaded and the error says how to supply the file;
-- checking that the bytes are a MicroPython for this board (`inspect`): an RP2040 .uf2 the
-  boot ROM accepts (uf2.rp2040_pages), starting at the flash start (boot stage 2) and ending
-  below the filesystem, and what the firmware says about itself in its picotool "binary
-  info" (pico-sdk src/common/pico_binary_info/include/pico/binary_info/{defs,structure}.h):
-  the header (0x7188EBF2, info start, info end, address mapping table, 0xE71AA390) lies in
-  the 256 bytes after boot stage 2; its entries give the program version, the pico-sdk board
-  ("pico") and the block device MicroPython declares for its filesystem (rp2_flash.c:
-  bi_block_device("MicroPython", XIP_BASE + storage base, storage bytes)). A firmware that
-  declares its filesystem anywhere else than release.FS_ADDRESS / FS_BYTES, or a board other
-  than "pico", or a MicroPython older than 1.23 (it cannot load .mpy files of version 6.3,
-  which mpy-cross 1.27 writes) is refused; a firmware without binary info gets a warning.
+It must be an RP2040 .uf2 the boot ROM accepts (uf2.rp2040_pages), starting at the flash
+start (boot stage 2) and ending below the filesystem. What the firmware says about itself
+is read from its picotool "binary info" (pico-sdk
+src/common/pico_binary_info/include/pico/binary_info/{defs,structure}.h): the header
+(0x7188EBF2, info start, info end, address mapping table, 0xE71AA390) lies in the 256 bytes
+after boot stage 2; its entries give the program version, the pico-sdk board ("pico") and
+the block device MicroPython declares for its filesystem (rp2_flash.c:
+bi_block_device("MicroPython", XIP_BASE + storage base, storage bytes)). A firmware that
+declares its filesystem anywhere else than release.FS_ADDRESS / FS_BYTES, or a board other
+than "pico", or a MicroPython older than 1.23 (it cannot load .mpy files of version 6.3,
+which mpy-cross 1.27 writes) is refused; a firmware without binary info gets a warning.
 
-Tests never touch the network: `fetch` is injected; the default one is urllib.
+Which file is used and where it comes from (the pin, the cache, the download) is
+micropython_pin.py's job.
 """
 
 import hashlib
-import json
 import re
 import struct
-import urllib.request
-from pathlib import Path
 from typing import NamedTuple
 
 import uf2
 
-ROOT = Path(__file__).resolve().parent.parent
-PIN_FILE = ROOT / "tools" / "micropython_release.json"
-CACHE_DIR = "build/cache"  # relative to the project root (build/ is git-ignored)
-ENV_OVERRIDE = "MICROPYTHON_UF2"
 OLDEST_USABLE = (1, 23)  # .mpy 6.3 (mpy-cross 1.27) loads on MicroPython 1.23 and later
-DOWNLOAD_TIMEOUT_S = 60
 
 BI_MARKER_START = 0x7188EBF2
 BI_MARKER_END = 0xE71AA390
@@ -69,80 +54,6 @@ class Firmware(NamedTuple):
 
 def sha256_hex(data):
     return hashlib.sha256(data).hexdigest()
-
-
-def load_pin(path=PIN_FILE):
-    """The pin as a dict; ReleaseError when the file is missing keys or malformed."""
-    try:
-        pin = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise ReleaseError("cannot read the MicroPython pin %s: %s" % (path, exc)) from None
-    for key in ("version", "board", "file", "url", "sha256"):
-        if key not in pin:
-            raise ReleaseError("%s has no %r" % (path, key))
-    sha = pin["sha256"]
-    if sha is not None and not re.fullmatch(r"[0-9a-f]{64}", str(sha)):
-        raise ReleaseError("%s: sha256 must be 64 lower-case hex digits or null" % path)
-    if "/" in pin["file"] or not pin["file"].endswith(".uf2"):
-        raise ReleaseError("%s: file must be a plain .uf2 file name" % path)
-    return pin
-
-
-def default_fetch(url):
-    """The bytes at url (the one place that touches the network)."""
-    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
-        return response.read()
-
-
-def unknown_sha_message(pin, pin_path=PIN_FILE):
-    return (
-        "the sha256 of the pinned MicroPython %s (%s) is not known yet, so it is not "
-        "downloaded.\nEither give the file yourself:  make uf2 MICROPYTHON_UF2=path/to/%s\n"
-        "or download %s once, check it, and put its sha256 into %s "
-        "(`python tools/release.py --pin path/to/%s` checks the file and prints the line)."
-        % (pin["version"], pin["board"], pin["file"], pin["url"], pin_path, pin["file"])
-    )
-
-
-def obtain(root, pin, environ, fetch=default_fetch, override=None, pin_path=PIN_FILE):
-    """(bytes, source text) of the MicroPython .uf2 to use. `override` (or MICROPYTHON_UF2 in
-    environ) is read as given; otherwise the pinned file from the cache, downloaded and
-    checked first if needed. Nothing is written unless a download matched the pin."""
-    override = override or environ.get(ENV_OVERRIDE, "")
-    if override:
-        try:
-            return Path(override).read_bytes(), "%s=%s" % (ENV_OVERRIDE, override)
-        except OSError as exc:
-            raise ReleaseError("cannot read %s=%s: %s" % (ENV_OVERRIDE, override, exc)) from None
-    if pin["sha256"] is None:
-        raise ReleaseError(unknown_sha_message(pin, pin_path))
-    cached = Path(root) / CACHE_DIR / pin["file"]
-    if cached.is_file():
-        data = cached.read_bytes()
-        if sha256_hex(data) != pin["sha256"]:
-            raise ReleaseError(
-                "the cached %s does not match the pinned sha256 (%s); delete it to "
-                "download it again" % (cached, pin["sha256"])
-            )
-        return data, "%s (cached, sha256 checked)" % cached
-    try:
-        data = fetch(pin["url"])
-    except Exception as exc:  # any failure to download is the same advice
-        raise ReleaseError(
-            "could not download %s: %s\nWithout network, download it elsewhere and give it "
-            "as MICROPYTHON_UF2=path" % (pin["url"], exc)
-        ) from None
-    got = sha256_hex(data)
-    if got != pin["sha256"]:
-        raise ReleaseError(
-            "the download of %s does not match the pin: sha256 %s, expected %s; nothing "
-            "was written" % (pin["url"], got, pin["sha256"])
-        )
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_name(cached.name + ".part")
-    partial.write_bytes(data)
-    partial.replace(cached)
-    return data, "%s (downloaded to %s, sha256 checked)" % (pin["url"], cached)
 
 
 class _Image:

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Build the release .uf2 (`make uf2`): MicroPython and the clock in one file to flash.
 
-usage: release.py [--micropython PATH] [--root DIR]     build build/chess-clock-VERSION.uf2
-       release.py --pin PATH                            check a MicroPython .uf2, print its sha256
+usage: release.py [--micropython PATH] [--url URL] [--locked] [--root DIR]
+                                      build build/chess-clock-VERSION.uf2 (and .uf2.sha256)
+       release.py --pin PATH          pin a MicroPython .uf2 downloaded by other means
 
-The file is the MicroPython .uf2 of tools/micropython_release.json (micropython_uf2.py says
-where it comes from and how it is checked) followed by a littlefs filesystem that already
-holds the clock: exactly the files `make flash` copies (tools/flash.py shipped_names: every
-firmware/*.py except main.py and boot.py as .mpy from mpy-cross, those two as source), and
-nothing else, so settings start from their defaults. Dragging it onto the RPI-RP2 drive
-replaces the whole program and the filesystem.
+The file is the MicroPython .uf2 of tools/micropython_release.json (micropython_pin.py says
+where it comes from and how it is pinned at its first download, micropython_uf2.py how it
+is checked) followed by a littlefs filesystem that already holds the clock: exactly the
+files `make flash` copies (firmware_build.shipped_names: every firmware/*.py except main.py
+and boot.py as .mpy from mpy-cross, those two as source), and nothing else, so settings
+start from their defaults. Dragging it onto the RPI-RP2 drive replaces the whole program and
+the filesystem. Next to it, chess-clock-VERSION.uf2.sha256 holds "HASH  FILE", the format
+`sha256sum -c` reads; the release workflow publishes both.
 
 The board's filesystem, and where each number comes from (MicroPython v1.27.0 sources):
 - 2 MiB of flash: ports/rp2/boards/RPI_PICO/mpconfigboard.cmake sets PICO_BOARD "pico", and
@@ -50,14 +53,17 @@ boot ROM over a flash that holds an older clock's filesystem and mounts the resu
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 
-import flash
+import download
+import firmware_build
 import littlefs
+import micropython_pin
 import micropython_uf2
 import uf2
+from micropython_uf2 import ReleaseError
+from runner import Runner, last_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,7 +89,7 @@ LFS_CONFIG = {
     "disk_version": DISK_VERSION,
 }
 
-RELEASE_BUILD = flash.BUILD + "/release"  # the .mpy files of the image
+RELEASE_BUILD = firmware_build.BUILD + "/release"  # the .mpy files of the image
 OUTPUT_NAME = "chess-clock-%s.uf2"
 
 
@@ -112,7 +118,7 @@ def build_filesystem(files):
     fs.mount()
     for name, data in files:
         if "/" in name or not name:
-            raise micropython_uf2.ReleaseError("image files live in /, not %r" % name)
+            raise ReleaseError("image files live in /, not %r" % name)
         with fs.open(name, "wb") as handle:
             handle.write(data)
     fs.unmount()
@@ -123,31 +129,35 @@ def release_pages(firmware_pages, image, blocks):
     """All pages of the release .uf2 in address order (see the module docstring)."""
     pages = uf2.sector_complete(firmware_pages)
     if pages[-1][0] + uf2.PAGE_BYTES > FS_ADDRESS:
-        raise micropython_uf2.ReleaseError("the MicroPython part overlaps the filesystem")
+        raise ReleaseError("the MicroPython part overlaps the filesystem")
     for block in blocks:
         data = image[block * BLOCK_SIZE : (block + 1) * BLOCK_SIZE]
         pages += uf2.pages_of(data, FS_ADDRESS + block * BLOCK_SIZE)
     return pages
 
 
+def check_micropython(data, source):
+    """micropython_uf2.inspect with this image's filesystem place (the Firmware, or
+    ReleaseError)."""
+    return micropython_uf2.inspect(data, FS_ADDRESS, FS_BYTES, source)
+
+
 def firmware_files(root, runner, python=sys.executable):
-    """[(name, bytes)] of what goes on the board, in flash.shipped_names order: the modules
+    """[(name, bytes)] of what goes on the board, in shipped_names order: the modules
     compiled with mpy-cross (as `make flash` does) into build/release/, main.py (and boot.py)
     as source."""
     root = Path(root)
-    compiled, kept = flash.firmware_split(root / "firmware")
+    compiled, kept = firmware_build.firmware_split(root / "firmware")
     if "main.py" not in kept:
-        raise micropython_uf2.ReleaseError("firmware/main.py is missing; nothing would start")
+        raise ReleaseError("firmware/main.py is missing; nothing would start")
     (root / RELEASE_BUILD).mkdir(parents=True, exist_ok=True)
     files = []
     for name in compiled:
         target = "%s/%s.mpy" % (RELEASE_BUILD, name[:-3])
-        argv = flash.compile_command(python, "firmware/" + name, target, name)
+        argv = firmware_build.compile_command(python, "firmware/" + name, target, name)
         result = runner.run(argv)
         if result.returncode != 0:
-            raise micropython_uf2.ReleaseError(
-                "mpy-cross failed on firmware/%s:\n%s" % (name, flash.last_line(result))
-            )
+            raise ReleaseError("mpy-cross failed on firmware/%s:\n%s" % (name, last_line(result)))
         files.append((name[:-3] + ".mpy", (root / target).read_bytes()))
     for name in kept:
         files.append((name, (root / "firmware" / name).read_bytes()))
@@ -155,8 +165,22 @@ def firmware_files(root, runner, python=sys.executable):
 
 
 def output_path(root, version):
-    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", version) or "unknown"
-    return Path(root) / flash.BUILD / (OUTPUT_NAME % safe)
+    """build/chess-clock-VERSION.uf2 (the version's format keeps the name a plain one)."""
+    return Path(root) / firmware_build.BUILD / (OUTPUT_NAME % version)
+
+
+def version_of(root):
+    try:
+        return firmware_build.firmware_version(root)
+    except firmware_build.VersionError as exc:
+        raise ReleaseError(str(exc)) from None
+
+
+def write_whole(path, data):
+    """Write bytes through PATH.part and a rename, so a cut leaves no half file."""
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(data)
+    partial.replace(path)
 
 
 def build(
@@ -164,38 +188,44 @@ def build(
     runner,
     environ,
     out,
-    fetch=micropython_uf2.default_fetch,
+    fetch=download.download,
     micropython=None,
     python=sys.executable,
-    pin_path=micropython_uf2.PIN_FILE,
+    pin_path=micropython_pin.PIN_FILE,
+    url=None,
+    locked=False,
 ):
-    """Write build/chess-clock-VERSION.uf2 and return its path; ReleaseError on any problem,
-    in which case no output and no cache file has been written."""
+    """Write build/chess-clock-VERSION.uf2 and its .sha256 and return the .uf2's path;
+    ReleaseError on any problem, in which case no output has been written (only a download
+    that passed its checks is cached, and pinned when the pin had no sha256)."""
     root = Path(root)
-    pin = micropython_uf2.load_pin(pin_path)
-    data, source = micropython_uf2.obtain(root, pin, environ, fetch, micropython, pin_path)
-    firmware = micropython_uf2.inspect(data, FS_ADDRESS, FS_BYTES, source)
+    version = version_of(root)
+    got = micropython_pin.obtain(
+        root, environ, out, check_micropython, micropython, url, locked, pin_path, fetch
+    )
+    firmware = check_micropython(got.data, got.source)
     for warning in firmware.warnings:
         print("warning: " + warning, file=out)
-    pinned = pin["sha256"] is not None and micropython_uf2.sha256_hex(data) == pin["sha256"]
+    pin = micropython_pin.load_pin(pin_path)
     print(
         "MicroPython %s (board %s): %s, %s"
         % (
             firmware.version or "?",
             firmware.board or "?",
-            source,
-            "the pinned release" if pinned else "not the pinned %s" % pin["file"],
+            got.source,
+            "the pinned release" if got.pinned else "not the pinned %s" % pin["file"],
         ),
         file=out,
     )
     files = firmware_files(root, runner, python)
     image, blocks = build_filesystem(files)
     blob = uf2.write(release_pages(firmware.pages, image, blocks))
-    version = flash.firmware_version(root, runner)
     target = output_path(root, version)
-    partial = target.with_name(target.name + ".part")
-    partial.write_bytes(blob)
-    partial.replace(target)
+    sha = micropython_uf2.sha256_hex(blob)
+    checksum = target.with_name(target.name + ".sha256")
+    checksum.unlink(missing_ok=True)  # never a checksum of another build beside the file
+    write_whole(target, blob)
+    write_whole(checksum, ("%s  %s\n" % (sha, target.name)).encode())
     print(
         "clock %s: %d files (%s), %d bytes, in %d of %d filesystem blocks"
         % (
@@ -222,12 +252,13 @@ def build(
         file=out,
     )
     print(
-        "wrote %s (%d UF2 blocks, %d KiB), sha256 %s"
+        "wrote %s (%d UF2 blocks, %d KiB), sha256 %s (also in %s)"
         % (
-            target.relative_to(root) if target.is_relative_to(root) else target,
+            _shown(target, root),
             len(blob) // uf2.BLOCK_BYTES,
             len(blob) // 1024,
-            micropython_uf2.sha256_hex(blob),
+            sha,
+            checksum.name,
         ),
         file=out,
     )
@@ -240,75 +271,48 @@ def build(
     return target
 
 
-def check_pin_candidate(path, out, pin_path=micropython_uf2.PIN_FILE):
-    """--pin: check a downloaded MicroPython .uf2 and print the sha256 line for the pin."""
-    pin = micropython_uf2.load_pin(pin_path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise micropython_uf2.ReleaseError("cannot read %s: %s" % (path, exc)) from None
-    firmware = micropython_uf2.inspect(data, FS_ADDRESS, FS_BYTES, str(path))
-    for warning in firmware.warnings:
-        print("warning: " + warning, file=out)
-    wanted = micropython_uf2.version_tuple(pin["version"])
-    if micropython_uf2.version_tuple(firmware.version) != wanted:
-        raise micropython_uf2.ReleaseError(
-            "%s is MicroPython %s, the pin is %s" % (path, firmware.version or "?", pin["version"])
-        )
-    if Path(path).name != pin["file"]:
-        print(
-            "note: the file is named %s, the pin says %s" % (Path(path).name, pin["file"]),
-            file=out,
-        )
-    print(
-        "%s: MicroPython %s, board %s, 0x%08X-0x%08X, filesystem declared at %s"
-        % (
-            path,
-            firmware.version,
-            firmware.board,
-            firmware.start,
-            firmware.end,
-            "0x%08X (%d KiB)" % (firmware.filesystem[0], firmware.filesystem[1] // 1024)
-            if firmware.filesystem
-            else "?",
-        ),
-        file=out,
-    )
-    print(
-        'put this into %s:\n  "sha256": "%s",' % (pin_path, micropython_uf2.sha256_hex(data)),
-        file=out,
-    )
-    return 0
+def _shown(path, root):
+    return path.relative_to(root) if path.is_relative_to(root) else path
 
 
 def main(argv=None, runner=None, environ=None, out=None, err=None, fetch=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--micropython", default="", help="MicroPython .uf2 to use as given")
     parser.add_argument("--root", default=str(ROOT), help="project root (default: this repo)")
-    parser.add_argument("--pin", default="", help="check this MicroPython .uf2 for the pin")
+    parser.add_argument("--url", default="", help="download the pinned MicroPython from here")
     parser.add_argument(
-        "--pin-file", default=str(micropython_uf2.PIN_FILE), help=argparse.SUPPRESS
+        "--locked", action="store_true", help="refuse to pin: the pin must have its sha256"
+    )
+    parser.add_argument("--pin", default="", help="pin this MicroPython .uf2 (and cache it)")
+    parser.add_argument(
+        "--pin-file", default=str(micropython_pin.PIN_FILE), help="the pin (tests use a copy)"
     )
     args = parser.parse_args(argv)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     environ = dict(os.environ) if environ is None else environ
-    runner = flash.Runner(args.root) if runner is None else runner
+    runner = Runner(args.root) if runner is None else runner
     try:
         if args.pin:
-            return check_pin_candidate(args.pin, out, args.pin_file)
+            micropython_pin.pin_file(args.root, args.pin, out, check_micropython, args.pin_file)
+            return 0
         build(
             args.root,
             runner,
             environ,
             out,
-            fetch or micropython_uf2.default_fetch,
+            fetch or download.download,
             args.micropython or None,
             pin_path=args.pin_file,
+            url=args.url or None,
+            locked=args.locked,
         )
-    except micropython_uf2.ReleaseError as exc:
+    except ReleaseError as exc:
         print("uf2: %s" % exc, file=err)
         return 1
+    except KeyboardInterrupt:
+        print("uf2: interrupted", file=err)
+        return 130
     return 0
 
 

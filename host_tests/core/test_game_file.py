@@ -5,7 +5,6 @@ json.load() parses game.json straight from the file, and the records' heads and 
 read with seek(), as on the board."""
 
 import os
-import random
 import unittest
 
 import archive
@@ -14,16 +13,7 @@ import gamelog
 import presets
 import settings
 import storage
-
-
-def _remove_tree(path):
-    for name in os.listdir(path):
-        p = path + "/" + name
-        try:
-            os.remove(p)
-        except OSError:
-            _remove_tree(p)
-    os.rmdir(path)
+from scratch import fresh_dir, remove_tree
 
 
 def played(half_moves):
@@ -40,11 +30,10 @@ def played(half_moves):
 
 class GameFile(unittest.TestCase):
     def setUp(self):
-        self.root = "/tmp/clock-core-%d" % random.getrandbits(24)
-        os.mkdir(self.root)
+        self.root = fresh_dir("/tmp/clock-core")
 
     def tearDown(self):
-        _remove_tree(self.root)
+        remove_tree(self.root)
 
     def test_the_saved_log_holds_what_the_ring_holds(self):
         self.assertEqual(settings.LOG_ROWS, E.LOG_CAPACITY)

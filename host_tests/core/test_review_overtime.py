@@ -6,13 +6,13 @@ Runs under CPython (pytest) and under MicroPython 1.27 (test_micropython_core.py
 """
 
 import os
-import random
 import unittest
 
 import archive
 import engine as E
 import settings
 import storage
+from scratch import fresh_dir
 from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
@@ -130,8 +130,7 @@ class LargestOvertimeLog(unittest.TestCase):
     (ot << 16 with ot up to 200), and 600 rows must still fit GAME_READ_LIMIT."""
 
     def setUp(self):
-        self.root = "/tmp/clock-review-%d" % random.getrandbits(24)
-        os.mkdir(self.root)
+        self.root = fresh_dir("/tmp/clock-review")
 
     def tearDown(self):
         for name in os.listdir(self.root):

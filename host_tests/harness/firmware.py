@@ -2,10 +2,18 @@
 
 `SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
 default), puts live TM1637 models on the display pins, and runs main.py with its flash
-filesystem in a host folder. The main loop's sleep (`select.poll` on the doorbell, faked by
+filesystem in a host folder. With `costs` (harness/costs.py) the firmware's own Python work
+takes virtual time at the chip's rates; without, it takes none (only the SoftI2C bit delays
+do). The main loop's sleep (`select.poll` on the doorbell, faked by
 harness/mp_select.py) advances virtual time to the next host event or the poll's timeout,
 so the loop runs exactly as on the board, only as fast as the host can go. Control comes
 back to the caller through host events that stop the run.
+
+USB: `clock.usb` is the board's USB serial port with a host at the other end
+(harness/usb_cdc.py; fresh and unplugged at each power-on): board.py is handed its `sys`.
+When the app hands the board to a USB host its loop returns, or a KeyboardInterrupt ends
+main.py (kept in `exit_exception`, as pyexec prints it); `at_repl` is then True and
+`run_ms` only lets virtual time pass (the REPL waits for the host; the watchdog runs on).
 
 Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS GP13.
 """
@@ -13,11 +21,13 @@ Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS
 import os
 import runpy
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import machine
+import micropython
 
-from harness import mp_select, tm1637_decode, vtime
+from harness import mp_select, tm1637_decode, usb_cdc, vtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
@@ -51,21 +61,25 @@ def _import_with_fake_select(name):
             del sys.modules["select"]
 
 
-def import_board():
-    """firmware/board.py with its doorbell bound to the fake select, for tests that build
+def import_board(usb=None):
+    """firmware/board.py with its doorbell and USB guard bound to the fake select and its
+    `sys` to the USB port `usb` (a fresh unplugged one by default), for tests that build
     `Board()` themselves instead of booting main.py."""
-    for name in ("board", "doorbell"):
+    for name in ("board", "doorbell", "usbguard"):
         sys.modules.pop(name, None)
     _import_with_fake_select("doorbell")
+    _import_with_fake_select("usbguard")
     import board
 
+    board.sys = (usb if usb is not None else usb_cdc.CdcPort()).sys
     return board
 
 
 class SimulatedClock:
-    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000):
+    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, costs=None):
         self.flash_dir = str(flash_dir)
         self.start_us = start_us
+        self.costs = costs  # a harness.costs.CostModel: the firmware's work takes time
         self.vt = None
         self.chips = None
         self.app = None
@@ -81,6 +95,9 @@ class SimulatedClock:
         )
         self.boot_us = None  # virtual us at which the app's monotonic clock reads 0
         self._booted = False
+        self.usb = usb_cdc.CdcPort()
+        self.at_repl = False  # the app handed the board to a USB host; main.py has ended
+        self.exit_exception = None  # the KeyboardInterrupt that ended main.py, if one did
 
     def _boot_and_run(self):
         """Start main.py (first call) or resume its loop (later calls)."""
@@ -93,7 +110,7 @@ class SimulatedClock:
                 for name in list(sys.modules):
                     if name in _FIRMWARE_MODULES:
                         del sys.modules[name]  # a fresh boot imports fresh modules
-                _import_with_fake_select("doorbell")
+                import_board(self.usb)
                 import app as app_module
 
                 original_init = app_module.App.__init__
@@ -107,6 +124,10 @@ class SimulatedClock:
                 app_module.App.__init__ = init
                 try:
                     runpy.run_path(str(FIRMWARE / "main.py"), run_name="__main__")
+                    self.at_repl = True  # main.py ended: the REPL has the board
+                except KeyboardInterrupt as exc:  # pyexec prints it, the REPL starts
+                    self.at_repl = True
+                    self.exit_exception = exc
                 finally:
                     app_module.App.__init__ = original_init
             finally:
@@ -116,6 +137,10 @@ class SimulatedClock:
             os.chdir(self.flash_dir)
             try:
                 self.app.run_loop()
+                self.at_repl = True
+            except KeyboardInterrupt as exc:
+                self.at_repl = True
+                self.exit_exception = exc
             finally:
                 os.chdir(cwd)
 
@@ -125,11 +150,20 @@ class SimulatedClock:
         def stop():
             raise Stop()
 
-        machine.after(ms * 1000, stop, irq=False)  # control comes back when Python runs
+        if self.at_repl:
+            machine.advance(ms * 1000)  # the REPL waits for its host
+            return
+        event = machine.after(ms * 1000, stop, irq=False)  # control comes back when Python runs
         try:
-            self._boot_and_run()
+            charging = self.costs.charging() if self.costs is not None else nullcontext()
+            with micropython.chip(), charging:
+                self._boot_and_run()
         except Stop:
             pass
+        if event.entry is not None:  # the loop returned: the board went to the USB host
+            deadline = event.entry[0]
+            event.cancel()
+            machine.advance(max(0, deadline - machine.now_us()))
 
     def power_cycle(self, off_ms=1000):
         self.power_on()

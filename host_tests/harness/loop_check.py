@@ -25,6 +25,7 @@ output.
 
 import bisect
 import copy
+import time
 
 import engine as E
 import machine
@@ -66,10 +67,14 @@ class LoopRecorder:
 
         def recorded_wake():
             us = machine.now_us()
+            ticks = time.ticks_us()
             try:
                 wake()
             finally:
-                self.states.append((app.mono.ms, us, copy.deepcopy(app.ui)))
+                # The state is valid from the wakeup's own `now` (its start: the loop reads
+                # the clock again at its end, for the sleep), unless it re-based the count.
+                at = app.mono.ms_at(ticks)
+                self.states.append((at if at >= 0 else app.mono.ms, us, copy.deepcopy(app.ui)))
 
         app.wake = recorded_wake
         on_lever = app._on_lever

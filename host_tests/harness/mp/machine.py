@@ -57,7 +57,8 @@ Host API (tests and the simulator; not in MicroPython):
 - `check_wdt()`; a watchdog that runs out raises WatchdogReset (from advance, feed or
   check_wdt) and appends ("wdt", t_us) to `resets`; `reset()` raises Reset and records
   ("soft", t_us).
-- `host_reset()`: a fresh board (pins, timers, PWM, ADC, watchdog, interrupt state).
+- `host_reset()`: a fresh board (pins, timers, PWM, ADC, watchdog, interrupt state, and
+  the fake micropython's keyboard-interrupt state).
 """
 
 import os
@@ -116,10 +117,12 @@ resets = _board.resets
 
 
 def host_reset():
-    """A fresh board: forget pins, timers, PWM, ADC values, watchdog and interrupt state."""
+    """A fresh board: forget pins, timers, PWM, ADC values, watchdog and interrupt state,
+    and the VM's keyboard-interrupt state (micropython.host_reset)."""
     global _board, resets
     _board = _Board()
     resets = _board.resets
+    micropython.host_reset()
 
 
 def _deliver(fn, arg, hard):

@@ -1,0 +1,213 @@
+"""The arbiter menu: corrections of times, move counters, periods and overtime counters, and
+the arbiter's actions (+2 min, Appendix G.4, dead position).
+
+Pure module. Opened from the paused or flagged game screen (SET long), the clocks stopped.
+Every correction goes through the engine (validated there, and logged); an item's edited
+value is applied when the cursor leaves it.
+
+    items   `Lt n` `Lt S` / `rt n` `rt S`  left / right time (minutes / seconds steps)
+            `L  n` / `r  n`                moves completed
+            `L  P` / `r  P`                period
+            `LbY ` / `rbY `                byo-yomi periods left (Canadian: `L c `/`r c `,
+                                           moves still to make); overtime games only
+            `AddL` / `Addr`                PLAY: +2 min for that side (FIDE 7.5, G.6)
+            `G4  `                         PLUS: `Inc `/`dLY `; PLAY: Appendix G.4
+            `dEAd`                         PLAY: dead position, the game is drawn
+
+    PLAY        apply the item (an action: do it) and leave
+    SET short   next item                 SET long   apply and leave
+    MINUS/PLUS  change the value (held: big steps)
+"""
+
+import engine as E
+import timefmt
+from micropython import const
+from timecontrol import BONUS_DELAY, BONUS_FISCHER, MODE_CANADIAN
+from ui_base import Screen, copy, number
+
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
+_LONG = const(2)
+_MINUS = const(2)
+_PLAY = const(0)
+_PLUS = const(3)
+_REASON_DEAD = const(2)
+_REPEAT = const(3)
+_REQ_BEEP = const(32)
+_REQ_CLEAR_GAME = const(4)
+_REQ_LOG_GAME = const(8)
+_REQ_SAVE_GAME = const(2)
+_S_ARBITER = const(4)
+_S_GAME = const(0)
+_SET = const(1)
+_SHORT = const(1)
+
+# Items
+_A_LEFT_MIN = const(0)
+_A_LEFT_SEC = const(1)
+_A_RIGHT_MIN = const(2)
+_A_RIGHT_SEC = const(3)
+_A_LEFT_MOVES = const(4)
+_A_RIGHT_MOVES = const(5)
+_A_LEFT_PERIOD = const(6)
+_A_RIGHT_PERIOD = const(7)
+_A_LEFT_OT = const(8)  # byo-yomi periods left / Canadian moves to make (overtime modes only)
+_A_RIGHT_OT = const(9)
+_A_ADD_LEFT = const(10)
+_A_ADD_RIGHT = const(11)
+_A_G4 = const(12)
+A_DEAD = const(13)  # public: the tests walk the menu to it
+_N_ITEMS = const(14)
+# The label of each item, packed (ui_base.copy); then the Canadian overtime items' labels
+_LABELS = (
+    b"Lt n"
+    b"Lt S"
+    b"rt n"
+    b"rt S"
+    b"L  n"
+    b"r  n"
+    b"L  P"
+    b"r  P"
+    b"LbY "  # Canadian: "L c " (_CANADIAN)
+    b"rbY "
+    b"AddL"  # +2 min for the left ("+" has no seven-segment glyph)
+    b"Addr"
+    b"G4  "
+    b"dEAd"
+    b"L c "  # Canadian: moves still to make in the block
+    b"r c "
+)
+_CANADIAN = const(6)  # items LbY / rbY in a Canadian game: labels 14 and 15
+# Right display texts, packed
+_VALUES = (
+    b"P   "  # 0: a period (its number after it)
+    b"Inc "  # 4: G.4 gives an increment
+    b"dLY "  # 8: G.4 gives a delay
+    b"PLAY"  # 12: an action: PLAY applies it
+)
+
+
+class ArbiterMenu(Screen):
+    cursor = _A_LEFT_MIN  # the item
+    value = 0  # the item's value being edited (ms, moves, period index, count)
+    g4_kind = BONUS_FISCHER  # what G.4 gives: kept between openings
+
+    def open(self):
+        self.cursor = _A_LEFT_MIN
+        self.value = self._value(_A_LEFT_MIN)
+
+    def _value(self, item):
+        g = self.ui.game
+        if item <= _A_RIGHT_SEC:
+            side = 0 if item <= _A_LEFT_SEC else 1
+            return g.remaining(side, 0)  # the clock is stopped: `now` does not matter
+        if item <= _A_RIGHT_MOVES:
+            return g.moves[item - _A_LEFT_MOVES]
+        if item <= _A_RIGHT_PERIOD:
+            return g.period[item - _A_LEFT_PERIOD]
+        if item <= _A_RIGHT_OT:
+            return g.ot_left[item - _A_LEFT_OT]
+        return 0
+
+    def _next_item(self, item):
+        """The item after `item`; the overtime counters only in byo-yomi / Canadian games."""
+        item = (item + 1) % _N_ITEMS
+        if item == _A_LEFT_OT and not self.ui.game.control.ot_count:
+            item = _A_ADD_LEFT
+        return item
+
+    def _commit(self, now):
+        """Apply the edited value of the current item to the engine (logged there)."""
+        g = self.ui.game
+        item = self.cursor
+        if item <= _A_RIGHT_SEC:
+            side = 0 if item <= _A_LEFT_SEC else 1
+            if self.value != g.remaining(side, now):
+                g.set_time(side, self.value, now)
+        elif item <= _A_RIGHT_MOVES:
+            side = item - _A_LEFT_MOVES
+            if self.value != g.moves[side]:
+                g.set_moves(side, self.value, now)
+        elif item <= _A_RIGHT_PERIOD:
+            side = item - _A_LEFT_PERIOD
+            if self.value != g.period[side]:
+                g.set_period(side, self.value, now)
+        elif item <= _A_RIGHT_OT:
+            side = item - _A_LEFT_OT
+            if self.value != g.ot_left[side]:
+                g.set_overtime(side, self.value, now)
+
+    def key(self, button, kind, now):
+        ui = self.ui
+        g = ui.game
+        item = self.cursor
+        if button == _SET and kind == _LONG:
+            self._commit(now)
+            ui.go(_S_GAME)
+            return _REQ_SAVE_GAME
+        if button == _SET and kind == _SHORT:
+            self._commit(now)
+            self.cursor = self._next_item(item)
+            self.value = self._value(self.cursor)
+            return 0
+        if button == _PLAY and kind == _SHORT:
+            # An action item does its action; any other item is applied, and the menu left.
+            if item in (_A_ADD_LEFT, _A_ADD_RIGHT):
+                if g.add_time(item - _A_ADD_LEFT, 120_000, now) != E.OK:
+                    return _REQ_BEEP
+                # "donE", not "OK": K has no seven-segment glyph (segments.py)
+                ui.show_message(b"Add ", b"donE", now, _S_ARBITER)
+                return 0
+            if item == _A_G4:
+                if g.appendix_g4(g.running, self.g4_kind, now) != E.OK:
+                    ui.show_message(b"G4  ", b" no ", now, _S_ARBITER)
+                    return _REQ_BEEP
+                ui.show_message(b"G4  ", b"donE", now, _S_ARBITER)
+                return _REQ_SAVE_GAME
+            if item == A_DEAD:
+                g.finish(E.RESULT_DRAW, _REASON_DEAD, now)
+                ui.go(_S_GAME)
+                return _REQ_LOG_GAME | _REQ_CLEAR_GAME
+            self._commit(now)
+            ui.go(_S_GAME)
+            return _REQ_SAVE_GAME
+        if button not in (_PLUS, _MINUS) or kind == _LONG:
+            return 0
+        step = 1 if button == _PLUS else -1
+        fast = kind == _REPEAT
+        if item <= _A_RIGHT_SEC:
+            unit = 60_000 if item in (_A_LEFT_MIN, _A_RIGHT_MIN) else 1_000
+            if fast:
+                unit *= 10
+            self.value = max(0, min(E.MAX_SET_MS, self.value + step * unit))
+        elif item <= _A_RIGHT_MOVES:
+            self.value = max(0, min(E.MAX_SET_MOVES, self.value + step * (10 if fast else 1)))
+        elif item <= _A_RIGHT_PERIOD:
+            self.value = max(0, min(g.control.last(), self.value + step))
+        elif item <= _A_RIGHT_OT:
+            self.value = max(1, min(g.control.ot_count, self.value + step * (10 if fast else 1)))
+        elif item == _A_G4:
+            self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
+        return 0
+
+    def render(self, now):
+        ui = self.ui
+        item = self.cursor
+        at = 4 * item
+        if _A_LEFT_OT <= item <= _A_RIGHT_OT and ui.game.control.mode == MODE_CANADIAN:
+            at += 4 * _CANADIAN
+        copy(ui.text[0], _LABELS, at)
+        right = ui.text[1]
+        colon = ui.colon
+        colon[0] = colon[1] = 0
+        if item <= _A_RIGHT_SEC:
+            colon[1] = timefmt.countdown_into(right, self.value, 0)
+        elif item <= _A_RIGHT_MOVES:
+            number(right, self.value)
+        elif item <= _A_RIGHT_PERIOD:
+            number(right, self.value + 1, _VALUES, 0)
+        elif item <= _A_RIGHT_OT:
+            number(right, self.value)
+        elif item == _A_G4:
+            copy(right, _VALUES, 4 if self.g4_kind == BONUS_FISCHER else 8)
+        else:
+            copy(right, _VALUES, 12)

@@ -1,0 +1,106 @@
+"""What every screen of the UI shares: the Screen base class and the text helpers.
+
+Pure module: no pins, files or clocks. The screens (ui_*.py) and their dispatcher (ui.py)
+import it; it imports none of them. The codes (buttons, screens, requests) are ui.py's; each
+screen keeps private const() copies of those it uses.
+
+A screen is a small object built once by the dispatcher (`ui.Ui`) and handed it. It owns
+its own state and implements:
+- `open()`: its entry code, run by `ui.open(S_X)` when another screen sends the user to it
+  fresh (a cursor back on the first item, a value read from the engine). `ui.go(S_X)`
+  returns to a screen without it: its state stands (after a message, a cancelled editor);
+- `key(button, kind, now)`: one button event (buttons.py's codes); returns REQ_* bits
+  for the shell (app.py), which does the I/O;
+- `render(now)`: fills the two 4-character buffers `ui.text[0]`/`[1]` (ASCII codes for
+  segments.encode_into) and `ui.colon[0]`/`[1]` (1 = lit). Only the game screen sets the
+  side LEDs (`ui.leds`); other screens leave them as the game screen last drew them;
+- `next_change(now)`: the first instant (ms) after `now` at which `render` may show
+  something else without a key or an engine event, or -1 (the default: menus change on
+  keys only). Called right after `render(now)`; never later than the real change.
+`now` is in ms, from the shell's monotonic clock. Nothing here allocates in `render` or
+`next_change` of the game screen (the steady state); menus may allocate on keys.
+"""
+
+from timecontrol import MODE_BYOYOMI
+
+# Label tables are 4-character texts packed into one bytes object each (one object on the
+# heap instead of one per label): entry i starts at 4 * i, see copy().
+_BLANK = b"    "
+_NO_YES = b"  no" b" YES"  # fmt: skip
+_RESULTS = (
+    b"  1 "  # won
+    b"  0 "  # lost
+    b"1-2 "  # draw (reads "half each")
+)
+# Overtime counters (game screen and info page): byo-yomi periods left, Canadian moves still
+# to make in the block
+_OT_COUNT_LABELS = (
+    b"bY  "  # byo-yomi
+    b"c   "  # Canadian
+)
+
+
+def copy(buf, text, at=0):
+    """The 4 characters of `text` from index `at` (a packed table's entry at 4 * i) into
+    `buf`."""
+    for i in range(4):
+        buf[i] = text[at + i]
+
+
+def number(buf, n, label=_BLANK, at=0):
+    """Right-aligned number (0..9999) after a label prefix kept where digits are not needed
+    (`label` from index `at`, as copy())."""
+    copy(buf, label, at)
+    i = 3
+    while True:
+        buf[i] = 48 + n % 10
+        n //= 10
+        i -= 1
+        if n == 0 or i < 0:
+            break
+
+
+def overtime_count(buf, game, side):
+    """The side's overtime counter into `buf` (its colon is off): `bY n` byo-yomi periods
+    left (the current one included), `c nn` Canadian moves still to make in the block."""
+    at = 0 if game.control.mode == MODE_BYOYOMI else 4
+    number(buf, game.ot_left[side], _OT_COUNT_LABELS, at)
+
+
+class Screen:
+    """The base of every screen: the defaults of the interface in the module docstring."""
+
+    def __init__(self, ui):
+        self.ui = ui  # the dispatcher: settings, game, the buffers, screens to switch to
+
+    # key(button, kind, now) and render(now): every screen has its own
+
+    def open(self):
+        pass
+
+    def next_change(self, now):
+        return -1
+
+    def put2(self, left, right, colon_left=0, colon_right=0):
+        """Both displays at once: two 4-character texts and their colons."""
+        ui = self.ui
+        copy(ui.text[0], left)
+        copy(ui.text[1], right)
+        ui.colon[0] = colon_left
+        ui.colon[1] = colon_right
+
+    def put_yes_no(self, label, yes, at=0):
+        """A yes/no question: `label` (from `at`, as copy()) on the left, ` YES` or `  no`
+        on the right."""
+        ui = self.ui
+        copy(ui.text[0], label, at)
+        copy(ui.text[1], _NO_YES, 4 if yes else 0)
+        ui.colon[0] = ui.colon[1] = 0
+
+    def put_result(self, left):
+        """Both displays show a result, `left` for the left side: 0 won, 1 lost, 2 draw
+        (`  1 ` / `  0 `, `1-2 ` on both)."""
+        ui = self.ui
+        copy(ui.text[0], _RESULTS, 4 * left)
+        copy(ui.text[1], _RESULTS, 8 if left == 2 else 4 - 4 * left)
+        ui.colon[0] = ui.colon[1] = 0

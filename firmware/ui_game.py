@@ -1,0 +1,278 @@
+"""The game screen: both times, the flags, the result, the side LEDs; the low-time alerts.
+
+Pure module. The screen the clock spends its life on, in every engine state (ready, running,
+paused, flagged, finished). Its keys (the others do nothing):
+
+    state      PLAY     SET short        SET long        MINUS / PLUS
+    ready      -        choose preset    settings        info pages (battery, version)
+    running    pause    -                -               -
+    paused     resume   -                arbiter menu    info pages (moves, periods)
+    flagged    -        material entry   arbiter menu    info pages
+    finished   -        new game         new game, then settings
+
+The info pages are their own unit (ui_info.InfoPages), drawn here instead of the times while
+one is chosen. Levers act on this screen only (the shell drains them only here).
+
+Rendering is a pure function of the engine state, this screen's state and `now`, and
+allocates nothing (the steady state: it runs at every change of the running clock).
+"""
+
+import engine as E
+import timefmt
+from micropython import const
+from timecontrol import MODE_UPCOUNT
+from ui_base import Screen, copy, overtime_count
+from ui_info import InfoPages
+
+# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
+_LONG = const(2)
+_MINUS = const(2)
+_PLAY = const(0)
+_PLUS = const(3)
+_REQ_CLEAR_GAME = const(4)
+_REQ_SAVE_GAME = const(2)
+_S_ARBITER = const(4)
+_S_CHOOSE = const(1)
+_S_MATERIAL = const(5)
+_S_SETTINGS = const(3)
+_SET = const(1)
+_SHORT = const(1)
+
+_BLINK_MS = const(500)
+_RESULT_MS = const(2_000)  # the result screen alternates with the final times
+# Texts packed as ui_base.copy reads them (one bytes object: one heap object)
+_TEXTS = (
+    b"FLAG"  # 0: this side's flag fell (blinks with its time)
+    b"FL 1"  # 4: both fell, this side's first
+    b"FL 2"  # 8: both fell, this side's second
+    b"bAt "  # 12: low battery (the ready screen blinks it), left display
+    b" Lo "  # 16: right display
+)
+
+
+class GameScreen(Screen):
+    def __init__(self, ui):
+        super().__init__(ui)
+        self.game = ui.game  # cached with the buffers: render runs at every change
+        self.text = ui.text
+        self.colon = ui.colon
+        self.info = InfoPages(ui)
+        self._alert_second = -1  # the last of the last 5 s beeped for
+        self._alert_low = False  # the low-time beep sounded (re-armed above the threshold)
+        self._beating = False  # the running side shows MM:SS, so its colon beats
+
+    def open(self):
+        """A new game: the times, the alerts re-armed."""
+        self.info.page = 0
+        self._alert_second = -1
+        self._alert_low = False
+
+    # -------------------------------------------------------------- keys
+    def key(self, button, kind, now):
+        g = self.game
+        ui = self.ui
+        state = g.state
+        if state == E.RUNNING:
+            if button == _PLAY and kind == _SHORT:
+                g.pause(now)
+                self.info.page = 0
+                return _REQ_SAVE_GAME
+            return 0  # buttons mashed during a game do nothing
+        if state == E.FINISHED:
+            if button == _SET and kind in (_SHORT, _LONG):
+                ui.new_game()
+                if kind == _LONG:
+                    ui.open(_S_SETTINGS)
+                return _REQ_CLEAR_GAME
+            return 0
+        if button in (_MINUS, _PLUS):
+            return self.info.key(button, kind, now)  # ready, paused, flagged
+        if state == E.READY:
+            if button == _SET and kind == _SHORT:
+                ui.open(_S_CHOOSE)
+            elif button == _SET and kind == _LONG:
+                ui.open(_S_SETTINGS)
+        elif state == E.PAUSED:
+            if button == _PLAY and kind == _SHORT:
+                g.resume(now)
+                self.info.page = 0
+            elif button == _SET and kind == _LONG:
+                ui.open(_S_ARBITER)
+        elif state == E.FLAGGED:
+            if button == _SET and kind == _SHORT:
+                ui.open(_S_MATERIAL)
+            elif button == _SET and kind == _LONG:
+                ui.open(_S_ARBITER)
+        return 0
+
+    # ------------------------------------------------------------ alerts
+    def alerts(self, now):
+        """Low-time beeps for the shell, once per event: 1 = the running side crossed the
+        low-time threshold (10 s by default), 2 = one of the last 5 s began. 0 otherwise."""
+        g = self.game
+        settings = self.ui.settings
+        if g.state != E.RUNNING or g.control.mode == MODE_UPCOUNT or not settings["sound"]:
+            return 0
+        r = g.remaining(g.running, now)
+        low = settings["low_time_s"] * 1000
+        if low and r <= low and not self._alert_low:
+            self._alert_low = True
+            return 1
+        if r > low:
+            self._alert_low = False
+        if 0 < r <= 5_000:
+            second = (r + 999) // 1000
+            if second != self._alert_second:
+                self._alert_second = second
+                return 2
+        return 0
+
+    # ------------------------------------------------------------ render
+    def _time(self, side, now):
+        g = self.game
+        buf = self.text[side]
+        r = g.remaining(side, now)
+        if g.control.mode == MODE_UPCOUNT:
+            self.colon[side] = timefmt.countup_into(buf, r)
+        else:
+            self.colon[side] = timefmt.countdown_into(buf, r)
+
+    def render(self, now):
+        """While a clock runs, the texts change only when `Game.remaining()` of a side crosses
+        a rounding step of timefmt (per side), plus these instants:
+        - the running side's colon beats in the MM:SS layout: on for the first half of each
+          second of the time that counts, off for the second half (see _beat);
+        - a fallen flag blinks `FLAG` with its time, at the half-seconds of `now`;
+        - overtime counters (byo-yomi / Canadian only): a side in overtime whose flag has
+          not fallen shows its counter (`bY n` / `c nn`, ui_base.overtime_count) instead of
+          its time while `(ceil(r / 1000) >> 1) & 1` is 1, r = `remaining()` of the
+          *running* side: 2 s of time, 2 s of counter, switching at the instants r falls to
+          an odd multiple of 1000 ms (..., 5000, 3000, 1000; in the MM:SS layout exactly
+          when the running side's seconds digit changes to an odd number). The running side
+          shows its time without interruption while it shows under 10 s (ceil(r / 1000) <
+          10, the tenths layout). The counter itself changes only at engine events (a
+          period used up, a move, a new block). Paused, ready or flagged: no alternation
+          (the counters are on the MINUS/PLUS info page)."""
+        g = self.game
+        ui = self.ui
+        state = g.state
+        blink = (now // _BLINK_MS) & 1
+        ui.leds = 0
+        if state == E.FINISHED:
+            self._render_result(now)
+            return
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+            self.info.render(now)
+            return
+        shown_s = -1  # the running side's shown seconds, when an overtime counter may show
+        if state == E.RUNNING and g.control.ot_count:
+            shown_s = (g.remaining(g.running, now) + 999) // 1000
+        text = self.text
+        colon = self.colon
+        for side in (0, 1):
+            self._time(side, now)
+            if (
+                shown_s >= 0
+                and (shown_s >> 1) & 1
+                and g.in_overtime(side)
+                and not g.flagged[side]
+                and (side != g.running or shown_s >= 10)
+            ):
+                overtime_count(text[side], g, side)
+                colon[side] = 0
+            if g.flagged[side] and blink:
+                both = g.flagged[0] and g.flagged[1]
+                if not both:
+                    copy(text[side], _TEXTS, 0)
+                else:
+                    copy(text[side], _TEXTS, 4 if g.first_flag == side else 8)
+                colon[side] = 0
+        if state == E.RUNNING:
+            ui.leds = 1 << g.running
+            # The running side's colon beats once a second in the MM:SS layout.
+            s = g.running
+            self._beating = text[s][3] != 32 and colon[s]  # the MM:SS layout
+            if self._beating and not self._beat(s, now):
+                colon[s] = 0
+        elif state == E.PAUSED:
+            ui.leds = (1 << g.running) if blink else 0
+        elif state == E.FLAGGED:
+            ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
+        elif state == E.READY and ui.battery_pct < ui.battery_low_pct and blink:
+            copy(text[0], _TEXTS, 12)
+            copy(text[1], _TEXTS, 16)
+            colon[0] = colon[1] = 0
+
+    def _beat(self, s, now):
+        """The running side's colon beat: on for the first half of each second of the time
+        that counts (the delay while it lasts, else the main time; the stopwatch counts up),
+        so it changes together with the digits, not on a phase of its own."""
+        g = self.game
+        if g.control.mode == MODE_UPCOUNT:
+            return g.remaining(s, now) % 1000 < 500
+        q = g.delay_left(s, now) or g.remaining(s, now)
+        return (q - 1) % 1000 >= 500
+
+    def _render_result(self, now):
+        g = self.game
+        if (now // _RESULT_MS) & 1:
+            for side in (0, 1):
+                self._time(side, now)
+            return
+        if g.result == E.RESULT_DRAW:
+            self.put_result(2)
+        else:
+            self.put_result(0 if g.result == E.RESULT_LEFT_WINS else 1)
+
+    def next_change(self, now):
+        """See ui_base. Earlier than the real change only at a delay's end, where the beat
+        changes its reference."""
+        g = self.game
+        state = g.state
+        if state == E.FINISHED:
+            return (now // _RESULT_MS + 1) * _RESULT_MS
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+            return self.info.next_change(now)
+        nxt = -1
+        if (
+            state == E.PAUSED
+            or g.flagged[0]
+            or g.flagged[1]
+            or (state == E.READY and self.ui.battery_pct < self.ui.battery_low_pct)
+        ):
+            nxt = (now // _BLINK_MS + 1) * _BLINK_MS
+        if state != E.RUNNING:
+            return nxt
+        stopwatch = g.control.mode == MODE_UPCOUNT
+        s = g.running
+        rs = 0  # the running side's remaining time
+        for side in (0, 1):
+            r = g.remaining(side, now)
+            if side == s:
+                rs = r
+            trend = g.remaining(side, now + 1) - r  # 1 ms later: -1 falls, 0 still, 1 rises
+            if trend:
+                n = timefmt.next_change(r, trend > 0, not stopwatch)
+                if n > 0 and (nxt < 0 or now + n < nxt):
+                    nxt = now + n
+        d = g.delay_left(s, now)
+        if d and (nxt < 0 or now + d < nxt):
+            nxt = now + d  # the main time starts to fall; the beat changes reference
+        if g.control.ot_count and (g.in_overtime(0) or g.in_overtime(1)) and not d:
+            # Overtime counters alternate with the time when the running side's remaining
+            # time falls to an odd multiple of 1000 ms (see render).
+            if rs > 1_000:
+                b = (rs - 1) // 1_000  # the next whole second below rs
+                if not b & 1:
+                    b -= 1
+                if nxt < 0 or now + rs - b * 1_000 < nxt:
+                    nxt = now + rs - b * 1_000
+        if self._beating:
+            # The beat flips at the next half second of the counting time (see _beat).
+            if stopwatch:
+                n = 500 - rs % 500
+            else:
+                n = ((d or rs) - 1) % 500 + 1
+            if nxt < 0 or now + n < nxt:
+                nxt = now + n
+        return nxt

@@ -1,0 +1,199 @@
+"""The USB serial port while the clock app runs: nothing a host sends touches a game.
+
+Owns the board's USB serial port (MicroPython's REPL port, sys.stdin/sys.stdout) from the
+loop's start until the app hands the board to a USB host. While a game is in progress
+(RUNNING, PAUSED, FLAGGED: from the first lever press until the result is recorded or a
+new game is set up) every byte from the host is read and dropped, Ctrl-C included, and
+each burst is answered with one status line. At the ready screen (menus and the resume
+offer included) and after a result, a Ctrl-C from the host hands the board over: the loop
+returns, main.py ends and the REPL starts, so mpremote, Thonny and the project's tools get
+in as they always did; other bytes are answered with the status line.
+
+Why Ctrl-C is off for the whole loop, not only during a game: `micropython.kbd_intr(-1)`
+at the loop's start makes Ctrl-C a byte like any other, and this module reads it between
+two wakeups. A KeyboardInterrupt therefore never lands in the middle of a wakeup (an
+engine update, a file write), and there is no window at the first lever press in which a
+Ctrl-C could still stop the game. `stop()` gives Ctrl-C back (3) when the app hands over.
+
+Facts from MicroPython 1.27 this relies on (ports/rp2/mphalport.c,
+shared/tinyusb/mp_usbd_cdc.c, shared/runtime/sys_stdio_mphal.c, py/scheduler.c):
+- Bytes from the host go from TinyUSB's 256-byte RX FIFO into a 512-byte stdin ring
+  buffer (tud_cdc_rx_cb, run by the USB task). With the ring buffer full they wait in the
+  FIFO, and with both full the endpoint NAKs: the host's writes stall (USB flow control);
+  nothing on the chip blocks. Nobody else reads stdin while the app runs (the REPL reads
+  it only after main.py returns).
+- A byte equal to the interrupt character (Ctrl-C = 3 while a script runs) empties the ring
+  buffer and schedules KeyboardInterrupt, raised wherever Python runs next: the VM checks
+  at jumps and calls, and the loop's poll calls the doorbell's Python ioctl first, which is
+  where the report's traceback pointed. kbd_intr(-1) turns that off.
+- stdin.buffer.readinto(b) waits until it has len(b) bytes: read one byte per POLLIN.
+- stdout.buffer.write, while a host has the port open (DTR) but is not reading, waits for
+  TX FIFO room 1 ms at a time up to 500 ms (MICROPY_HW_USB_CDC_TX_TIMEOUT); with no host
+  (port closed, a charger, batteries) the FIFO overwrites its oldest bytes and never waits.
+  POLLOUT means "no host, or at least one byte free", so the status line goes out one byte
+  per POLLOUT: it never waits, and a host that does not read gets a cut line.
+
+Bounded work: at most DRAIN_MAX bytes per wakeup; a flood (more still waiting after that)
+takes stdin out of the loop's poll for MUTE_MS, so a host that sends without pause costs
+about DRAIN_MAX reads per MUTE_MS and the rest waits in the buffers, then in the host;
+at most one status line per REPLY_MS (a burst inside that time is answered when it ends).
+Bytes still buffered on the chip when a game ends are dropped unread (up to FLUSH_MAX),
+so a Ctrl-C sent during a game never hands over later. Bytes the host's own buffers hold
+back (flow control) arrive after that and count as sent then.
+
+Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and if True
+`service(now, phase)` (phase = the engine's game state); `next_due()` joins the loop's
+sleep; `rebase()` when the loop's count restarts at 0; `service` returning True means
+"hand the board over": the loop ends and calls `stop()`. Nothing here allocates after the
+constructor (each poll's result tuple is made at its first ipoll). Not IRQ code.
+"""
+
+import select
+
+from micropython import const
+
+# The phases are the engine's game states, same numbers (engine.py READY..FINISHED; a test
+# checks), so the loop passes `game.state` as it is.
+READY = const(0)
+RUNNING = const(1)
+PAUSED = const(2)
+FLAGGED = const(3)
+FINISHED = const(4)
+
+CTRL_C = const(3)
+DRAIN_MAX = const(64)  # bytes read per wakeup
+FLUSH_MAX = const(1024)  # bytes dropped when a game ends (ring buffer 512 + RX FIFO 256)
+REPLY_MS = const(500)  # at most one status line per this many ms
+MUTE_MS = const(100)  # after a full drain with more waiting: stdin out of the poll this long
+
+# One line per phase: what a serial monitor shows and what tools/clock_link.py reads.
+LINES = (
+    b"chess-clock: ready; Ctrl-C hands the board to the host\r\n",
+    b"chess-clock: game running; USB ignored until its result is recorded\r\n",
+    b"chess-clock: game paused; USB ignored until its result is recorded\r\n",
+    b"chess-clock: game flagged; USB ignored until its result is recorded\r\n",
+    b"chess-clock: finished; Ctrl-C hands the board to the host\r\n",
+)
+
+
+def in_game(phase):
+    """True from the first lever press until the result (paused and flagged included)."""
+    return RUNNING <= phase <= FLAGGED
+
+
+class UsbGuard:
+    def __init__(self, stdin, stdout, bell, kbd_intr):
+        """`stdin`/`stdout`: the port's byte streams (sys.stdin.buffer / sys.stdout.buffer),
+        `bell`: the loop's doorbell (it listens to stdin), `kbd_intr`: micropython.kbd_intr."""
+        self._in = stdin
+        self._out = stdout
+        self._bell = bell
+        self._kbd_intr = kbd_intr
+        self._rd = select.poll()
+        self._rd.register(stdin, select.POLLIN)
+        self._wr = select.poll()
+        self._wr.register(stdout, select.POLLOUT)
+        self._byte = bytearray(1)
+        self._game = False  # the phase at the last service was a game
+        self._owed = False  # bytes came in since the last status line
+        self._reply_at = 0  # no status line before this instant (ms)
+        self._mute_until = -1  # stdin is out of the loop's poll until then (ms); -1 = in it
+        self.bytes_in = 0  # bytes read and dropped since boot
+        self.lines_out = 0  # status lines written whole
+        self.lines_cut = 0  # status lines cut short: a host that has the port open, not reading
+
+    def start(self):
+        """The loop starts: Ctrl-C becomes an ordinary byte, and bytes wake the loop."""
+        self._kbd_intr(-1)
+        self._bell.listen(self._in)
+
+    def stop(self):
+        """The board goes to the host (the REPL reads stdin next): Ctrl-C interrupts again."""
+        self._bell.mute(self._in, True)
+        self._kbd_intr(CTRL_C)
+
+    def due(self, now, phase):
+        """True when `service` has work: the loop's poll found stdin readable, a game began
+        or ended, or a muted port or an owed status line is due."""
+        if self._bell.heard or (RUNNING <= phase <= FLAGGED) != self._game:
+            return True  # (inline: this runs at every wakeup of the loop)
+        d = self._mute_until
+        if 0 <= d <= now:
+            return True
+        return self._owed and self._reply_at <= now
+
+    def next_due(self):
+        """The next instant (ms) `service` must run by itself, -1 = only when bytes come."""
+        d = self._mute_until
+        if self._owed and (d < 0 or self._reply_at < d):
+            d = self._reply_at
+        return d
+
+    def rebase(self):
+        """The loop's monotonic count restarts at 0 (app.py): instants kept here follow."""
+        self._reply_at = 0
+        if self._mute_until >= 0:
+            self._mute_until = 0
+
+    def service(self, now, phase):
+        """Read what the host sent (bounded), answer with the status line of `phase` (the
+        engine's game state). True when the host asked for the board: a Ctrl-C read while
+        no game is in progress (the bytes after it stay for the REPL)."""
+        self._bell.heard = False
+        game = in_game(phase)
+        if self._game and not game:
+            self._drop(FLUSH_MAX)  # a game just ended: its bytes never act later
+        self._game = game
+        muted = self._mute_until >= 0
+        if muted and self._mute_until <= now:
+            muted = False
+            self._mute_until = -1
+            self._bell.mute(self._in, False)
+        n = 0
+        byte = self._byte
+        while not muted and n < DRAIN_MAX and self._readable():
+            self._in.readinto(byte)
+            n += 1
+            if byte[0] == CTRL_C and not game:
+                self.bytes_in += n
+                return True
+        if n:
+            self.bytes_in += n
+            self._owed = True
+            if n == DRAIN_MAX and self._mute_until < 0 and self._readable():
+                self._mute_until = now + MUTE_MS  # a flood: read again after MUTE_MS
+                self._bell.mute(self._in, True)
+        if self._owed and now >= self._reply_at:
+            self._owed = False
+            self._reply_at = now + REPLY_MS
+            self._write(LINES[phase])
+        return False
+
+    def _readable(self):
+        for _obj, _ev in self._rd.ipoll(0):
+            return True
+        return False
+
+    def _drop(self, limit):
+        n = 0
+        while n < limit and self._readable():
+            self._in.readinto(self._byte)
+            n += 1
+        self.bytes_in += n
+
+    def _write(self, line):
+        """One byte per POLLOUT: never waits for a host that does not read."""
+        out = self._out
+        wr = self._wr
+        i = 0
+        n = len(line)
+        while i < n:
+            ready = False
+            for _obj, _ev in wr.ipoll(0):
+                ready = True
+            if not ready:
+                self.lines_cut += 1
+                return
+            out.write(line, i, 1)
+            i += 1
+        self.lines_out += 1

@@ -1,0 +1,203 @@
+"""The loop on the host with Python taking the chip's time (harness/costs.py).
+
+Issue 14 found on the chip what zero-time host tests could not see: the loop slept from the
+start of a wakeup, so each change came late by the previous wakeup's own length (4 ms for a
+render on the chip), and a lever's LEDs waited for the buttons' poll and the UI render. Here
+the real firmware runs on the simulated board with every line and call charged at the rates
+fitted to the chip bench, so those mistakes fail: a change's wakeup must start within the
+poll's 2 ms (and the loop's own 0.5 ms) of its exact instant whatever the wakeups before it
+cost, and a press must light
+the LEDs before it polls a button, renders or writes a frame.
+
+The last test (chip only: MICROPYTHON_UF2) checks the rates against the chip itself.
+"""
+
+import sys
+from pathlib import Path
+
+import engine as E
+import machine
+import pytest
+import segments
+
+from harness import costs, tm1637_decode
+from harness.firmware import LED_PINS, LEVER, SimulatedClock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "chip"))
+
+import chip  # noqa: E402
+
+RAPID_15_10 = 3
+BLITZ_5_0 = 7
+BULLET_1_0 = 8
+# A change's wakeup starts within 2 ms of its instant (the poll: 1 ms asked for the
+# monotonic clock's grid, 1 ms of ticks_ms), plus the loop's own Python from its last clock
+# reading into the poll and from the poll's end to wake() (about 0.2 ms at the chip's rates).
+WAKE_US = 2_500
+
+
+def boot(tmp_path):
+    clock = SimulatedClock(tmp_path, costs=costs.chip_model())
+    machine.set_adc_volts(3, 4.2 / 3)
+    clock.run_ms(1_000)
+    return clock
+
+
+def start(clock, preset):
+    """Choose `preset` and start it: Black (left) presses, White's (right) clock runs."""
+    for name in ["set"] + ["plus"] * preset + ["play"]:
+        clock.press(name)
+        clock.run_ms(100)
+    clock.press("left")
+    assert clock.app.ui.game.state == E.RUNNING
+
+
+def record(clock, obj, name, log):
+    """Log the virtual us at which each call of obj.name starts."""
+    fn = getattr(obj, name)
+
+    def recorded(*args):
+        log.append(machine.now_us())
+        return fn(*args)
+
+    setattr(obj, name, recorded)
+
+
+def shows(clock, side, t_ms):
+    """(text, colon) the UI renders on `side` at ms t (outside a run: no cost charged)."""
+    ui = clock.app.ui
+    ui.render(t_ms)
+    out = bytearray(4)
+    segments.encode_into(out, ui.text[side], ui.colon[side])
+    return tm1637_decode.text(bytes(out))
+
+
+def changes(clock, side, t0, t1):
+    """[(ms, shown)] of each instant in (t0, t1] at which the running side's text changes."""
+    out = []
+    before = shows(clock, side, t0)
+    for t in range(t0 + 1, t1 + 1):
+        now = shows(clock, side, t)
+        if now != before:
+            out.append((t, now))
+            before = now
+    clock.app.ui.render(clock.mono_ms())
+    return out
+
+
+def test_the_model_charges_lines_and_calls(vt):
+    import timefmt
+
+    machine.host_reset()
+    model = costs.CostModel(line_us=2.5, call_us=10.0, ccall_us=7.0)
+    buf = bytearray(4)
+    start_us = vt.us
+    with model.charging():
+        timefmt.countdown_into(buf, 754_321)
+    assert model.lines > 5 and model.calls >= 1
+    spent = model.lines * 2.5 + model.calls * 10.0 + model.ccalls * 7.0
+    assert vt.us - start_us == int(spent)  # whole us advanced, the fraction owed
+    assert model.debt == pytest.approx(spent - int(spent))
+
+
+def test_each_display_change_wakes_the_loop_at_its_instant(tmp_path):
+    clock = boot(tmp_path)
+    start(clock, RAPID_15_10)  # 15:00 on the right: mm:ss, digits and the colon's beat
+    clock.run_ms(1_000)
+    wakes = []
+    record(clock, clock.app, "wake", wakes)
+    t0 = clock.mono_ms()
+    clock.run_ms(10_000)
+    t1 = clock.mono_ms() - 10
+    due = changes(clock, 1, t0, t1)
+    assert len(due) >= 19
+    timeline = clock.chips[1].timeline
+    for t_ms, shown in due:
+        instant = clock.at_us(t_ms)
+        woke = min(w for w in wakes if w >= instant)
+        assert woke - instant <= WAKE_US, "%r due at ms %d: woke %d us late" % (
+            shown,
+            t_ms,
+            woke - instant,
+        )
+        written = [t for t, lit in timeline if t >= instant and tm1637_decode.text(lit) == shown]
+        nxt = min((w for w in wakes if w > woke), default=clock.vt.us)
+        assert written and written[0] < nxt, "%r not written by its own wakeup" % (shown,)
+    for t, lit in timeline:  # never early: each frame was true when written
+        if clock.at_us(t0) <= t <= clock.at_us(t1):
+            assert tm1637_decode.text(lit) == shows(clock, 1, clock.mono_ms(t))
+
+
+def test_a_press_lights_the_leds_before_anything_else(tmp_path):
+    clock = boot(tmp_path)
+    start(clock, BLITZ_5_0)
+    clock.run_ms(3_717)
+    polls, renders = [], []
+    record(clock, clock.app.board.buttons, "poll", polls)
+    record(clock, clock.app.ui, "render", renders)
+    machine.press(LEVER["right"])  # White moves: the left clock starts
+    edge = machine.now_us()
+    clock.run_ms(60)
+    machine.release(LEVER["right"])
+    clock.run_ms(100)
+    assert clock.app.ui.game.running == 0
+    led = machine.Pin(LED_PINS[0])
+    lit = min(t for _, t, level in led.trace if level == 1 and t >= edge)
+    frames = [t for side in (0, 1) for t, _ in clock.chips[side].timeline if t >= edge]
+    first_other = min([t for t in polls + renders if t >= edge] + frames)
+    assert lit < first_other  # before the buttons' poll, the render and any frame
+    assert lit - edge <= 1_500  # the goal, at the chip's rates
+
+
+def test_the_flag_wakes_the_loop_at_its_deadline(tmp_path):
+    clock = boot(tmp_path)
+    start(clock, BULLET_1_0)
+    wakes = []
+    record(clock, clock.app, "wake", wakes)
+    clock.run_ms(61_000)
+    g = clock.app.ui.game
+    assert g.state == E.FLAGGED
+    deadline = clock.at_us(g.flag_at[1])
+    woke = min(w for w in wakes if w >= deadline)
+    assert woke - deadline <= WAKE_US
+    shown = [t for t, lit in clock.chips[1].timeline if t >= deadline]
+    assert shown and shown[0] < min((w for w in wakes if w > woke), default=clock.vt.us)
+    pwm = clock.app.board.buzzer._pwm
+    assert [row[0] for row in pwm.trace if row[3] and row[0] >= deadline][0] < shown[0]
+
+
+# ---------------------------------------------------------------------------- on the chip
+_UF2 = chip.uf2_path()
+_BOOTROM = chip.bootrom_path(uf2=_UF2) if _UF2 is not None else None
+needs_chip = pytest.mark.skipif(
+    _UF2 is None or _BOOTROM is None,
+    reason="chip test skipped: set %s (and the boot ROM, tools/chip/chip.py)" % chip.UF2_ENV,
+)
+
+
+@needs_chip
+def test_the_rates_match_the_chip(tmp_path):
+    """The committed rates predict onchip.percall's pieces as the chip measures them: the
+    paths of 1 ms or more within 10 %, every piece of 200 us or more within 20 %, every piece
+    within 50 %, the whole within 10 %. (A fresh fit: costs.fit(measured, counts).)"""
+    with chip.Chip(_UF2, _BOOTROM).session() as s:
+        s.run_to(1_000)
+        s.choose_preset(RAPID_15_10)
+        # At the ready screen the app hands the board over; then the press, as the loop
+        # hands it to the engine, starts the right clock for the probe.
+        code = costs.ONCHIP.read_text()
+        s.repl(code + "\nstart(clock, ticks_us())")
+        measured = dict(s.repl_json(code + "\npercall(clock)", 120_000))
+    counts = costs.counts_on_host(tmp_path)
+    predicted = costs.predict(
+        (costs.CHIP["line_us"], costs.CHIP["call_us"], costs.CHIP["ccall_us"]), counts
+    )
+    names = [n for n in counts if counts[n][1] or counts[n][2]]
+    for n in names:
+        want, got = measured[n], predicted[n]
+        share = 0.10 if want >= 1_000 else 0.20 if want >= 200 else 0.50
+        assert abs(got - want) <= share * want, (n, want, got)
+    total_want = sum(measured[n] for n in names)
+    total_got = sum(predicted[n] for n in names)
+    assert abs(total_got - total_want) <= 0.10 * total_want

@@ -1,0 +1,230 @@
+"""The whole firmware on the emulated chip: real MicroPython rp2 inside rp2040js, flashed as
+`make uf2` / `make flash` leave it, driven only through its pins (tools/chip/chip.py).
+
+Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 for the Pico (and the B1 boot ROM is
+found, see chip.py); skipped otherwise, so a fresh clone passes. Everything is on the
+emulator's clock, which counts cycles: the same firmware gives the same run every time, so
+every assertion below is exact, not statistical. What no pin shows (the engine's instants)
+is read from the app through the raw REPL: at the ready screen a Ctrl-C makes the app hand
+the board over (usbguard.py; during a game it ignores USB), so a game's instants come from
+the run's twin, stopped just before the game's first lever edge and handed the same press
+(chip.Chip.twin: the emulator is deterministic, and the test checks the twin is the same
+board up to that instant).
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "chip"))
+
+import chip  # noqa: E402
+
+ONCHIP = (ROOT / "tools" / "chip" / "onchip.py").read_text()
+MS = chip.MS
+
+_UF2 = chip.uf2_path()
+if _UF2 is None:
+    pytest.skip(
+        "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV,
+        allow_module_level=True,
+    )
+_BOOTROM = chip.bootrom_path(uf2=_UF2)
+if _BOOTROM is None:
+    pytest.skip(
+        "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py)"
+        % chip.BOOTROM_ENV,
+        allow_module_level=True,
+    )
+
+BLITZ_5_3 = 5
+BLITZ_5_0 = 7
+BULLET_1_0 = 8
+BOOT_MS = 1_000
+LED_LEFT, LED_RIGHT = chip.LED_PINS
+
+
+@pytest.fixture(scope="module")
+def pico():
+    return chip.Chip(_UF2, _BOOTROM)
+
+
+@pytest.fixture
+def clock(pico):
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        yield s
+
+
+def state(s):
+    return s.repl_json(ONCHIP + "\nstate(clock)")
+
+
+def displays(tr, t_ns):
+    return tr.shown_at(0, t_ns), tr.shown_at(1, t_ns)
+
+
+def leds(tr, t_ns):
+    return tr.led_at(LED_LEFT, t_ns), tr.led_at(LED_RIGHT, t_ns)
+
+
+def clean(tr):
+    """No TM1637 protocol error, nothing the emulator could not do, no restart."""
+    assert tr.protocol_errors == []
+    assert tr.emulator_errors == []
+    assert tr.reset is None
+
+
+def test_boots_to_the_default_preset(clock):
+    tr = clock.trace()
+    clean(tr)
+    assert displays(tr, tr.now_ns) == (("1h30", False), ("1h30", False))
+    assert leds(tr, tr.now_ns) == (0, 0)
+    st = state(clock)
+    assert (st["state"], st["errors"], st["moves"]) == (0, 0, [0, 0])
+
+
+def test_a_lever_starts_the_other_clock(clock):
+    clock.choose_preset(BLITZ_5_0)
+    edge = clock.t
+    clock.press("left")  # Black's lever: White's (right) clock starts
+    clock.run_to(edge + 1_250)
+    tr = clock.trace()
+    clean(tr)
+    at = tr.now_ns
+    assert leds(tr, at) == (0, 1)
+    assert displays(tr, at) == ((" 500", True), (" 459", True))
+    # The running side: 5:00, its colon off half a second after the press, 4:59 with the
+    # colon on one second after it (never before: the app's ms grid is at most 1 ms early
+    # against the edge), its colon off again half a second later.
+    lit = [x for x in tr.lit(1) if x.t >= edge * MS]
+    assert [(x.text, x.colon) for x in lit] == [(" 500", False), (" 459", True)]
+    assert (edge + 500 - 1) * MS <= lit[0].start < (edge + 510) * MS
+    assert (edge + 1_000 - 1) * MS <= lit[1].start < (edge + 1_010) * MS
+    with pytest.raises(chip.ChipError, match="USB ignored"):
+        state(clock)  # a game in progress: the app keeps the board
+
+
+def inside(pico, session, tr, edge_ms):
+    """The app of `session` right after its first lever press (at `edge_ms`): its twin,
+    stopped just before the edge, handed the same press. Returns the twin's state."""
+    (stamp,) = [v for e, g, _read, v in tr.stamps if e == edge_ms * MS and g == chip.PINS["left"]]
+    with pico.twin(session, edge_ms) as twin:
+        assert chip.same_until(tr, twin.trace(), edge_ms * MS) == ""
+        twin.repl(ONCHIP + "\nstart(clock, %d)" % stamp)
+        return state(twin), stamp
+
+
+def test_the_flag_falls_at_its_instant(pico, clock):
+    clock.choose_preset(BULLET_1_0)
+    edge = clock.t
+    clock.press("left")
+    clock.run_to(edge + 61_000)
+    tr = clock.trace()
+    clean(tr)
+    st, stamp = inside(pico, clock, tr, edge)
+    assert st["state"] == 1 and st["running"] == 1
+    # The clock started at the press's stamp (the hard IRQ's ticks_us, on the app's ms grid)
+    # and White had exactly 60 s: the flag is due at that ms + 60000.
+    started = (stamp - st["origin_us"]) // 1000
+    assert st["deadline"] == started + 60_000
+    deadline = (st["origin_us"] + st["deadline"] * 1000) * 1000
+    before = [x for x in tr.lit(1) if x.start < deadline]
+    after = [x for x in tr.lit(1) if x.start >= deadline]
+    assert before[-1].text != after[0].text or before[-1].colon != after[0].colon
+    assert before[-1].text != "FLAG"  # nothing flagged before the deadline
+    assert after[0].t - deadline < 20 * MS
+    assert [on for t, on, _f in tr.buzzer if t >= deadline][:1] == [True]
+
+
+def test_pause_power_loss_and_resume(clock):
+    clock.choose_preset(BLITZ_5_3)
+    started = clock.t
+    clock.press("left")  # White's clock runs
+    clock.run_ms(6_860)
+    clock.press("right")  # White moves: Black's clock runs
+    clock.run_ms(2_860)
+    paused = clock.t
+    clock.tap("play")  # the arbiter pauses on Black's move: the game is saved now
+    tr = clock.trace()
+    clean(tr)
+    before = displays(tr, tr.now_ns)
+    # No flash write while a clock ran; the pause saved the game.
+    assert not [t for t, *_ in tr.flash_ops if started * MS <= t < paused * MS]
+    assert [t for t, *_ in tr.flash_ops if t > paused * MS]
+    saved = json.loads(chip.read_file(clock.save_flash(), "game.json"))
+    assert saved["control"] == {"preset": BLITZ_5_3}
+
+    clock.power_cycle()
+    clock.run_to(BOOT_MS)
+    tr = clock.trace()
+    clean(tr)
+    assert displays(tr, tr.now_ns) == (("rE5 ", False), (" yE5", False))  # resume? yes
+    clock.tap("play")
+    tr = clock.trace()
+    assert displays(tr, tr.now_ns) == before
+    clock.tap("play")  # the left clock runs on from where it stopped
+    clock.run_ms(1_000)
+    tr = clock.trace()
+    clean(tr)
+    assert leds(tr, tr.now_ns) == (1, 0)
+    assert displays(tr, tr.now_ns)[0] != before[0]
+    assert chip.read_file(clock.save_flash(), "errors.log") is None
+
+
+def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
+    """The loop's sleep on the rp2 port: the WFE's alarm is `timeout - elapsed` ms after it
+    starts, in us (mp_wfe_or_timeout), not on the ticks_ms grid. So a poll nothing
+    interrupts sleeps its whole timeout from whatever phase of a ms it starts at, except when
+    a ms boundary passes during its first look at the doorbell (elapsed is then 1): that one
+    ends up to 1 ms early. (The host's fake select, harness/mp_select.py, and make bench's
+    loop model end every poll on the grid, up to 1 ms early; the app's +1 ms is right on
+    both.) The emulator is deterministic: these 12 phases give the same 12 sleeps each run."""
+    out = clock.repl_json(
+        "import json, time\n"
+        "bell = clock.board.bell\n"
+        "out = []\n"
+        "for k in range(12):\n"
+        "    time.sleep_us(k * 89)\n"
+        "    t0 = time.ticks_us()\n"
+        "    bell.wait(5)\n"
+        "    out.append(time.ticks_diff(time.ticks_us(), t0))\n"
+        "print(json.dumps(out))"
+    )
+    shown = " ".join(map(str, out))
+    assert all(4_000 < us <= 5_200 for us in out), shown  # never 1 ms early or more
+    assert sum(1 for us in out if us >= 5_000) >= 10, shown  # the grid would cut 11 short
+
+
+def test_pio_runs_in_lock_step_with_the_core(clock):
+    """A state machine on the emulated chip keeps the RP2040's timing (the bench steps PIO
+    with the core's cycles, tools/chip/board.mjs): two instructions of 1 + 31 cycles at a
+    2 MHz PIO clock (a fractional divider, 62.5) make a square wave of 16 µs half periods on
+    GP16, while the core sleeps (time.sleep_ms) as well as while it runs (a busy loop)."""
+    clock.repl(
+        "import machine, rp2, time\n"
+        "@rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)\n"
+        "def square():\n"
+        "    set(pins, 1) [31]\n"
+        "    set(pins, 0) [31]\n"
+        "sm = rp2.StateMachine(0, square, freq=2_000_000, set_base=machine.Pin(16))\n"
+        "sm.active(1)\n"
+        "time.sleep_ms(1)\n"
+        "t = time.ticks_us()\n"
+        "while time.ticks_diff(time.ticks_us(), t) < 1000:\n"
+        "    pass\n"
+        "sm.active(0)\n"
+    )
+    tr = clock.trace()
+    clean(tr)
+    edges = [t for t, g, _level in tr.probes if g == 16]
+    assert len(edges) >= 100
+    # An edge is seen at the end of the core instruction its PIO cycle falls in (while
+    # the core sleeps: exactly), so one gap is off by at most a long instruction or an
+    # exception entry (< 100 ns), and they add up exactly.
+    gaps = [b - a for a, b in zip(edges[1:], edges[2:], strict=False)]
+    assert all(abs(g - 16_000) < 100 for g in gaps), sorted(set(gaps))
+    assert abs(edges[-1] - edges[1] - 16_000 * (len(edges) - 2)) < 100

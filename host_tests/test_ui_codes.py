@@ -1,0 +1,58 @@
+"""The UI's codes agree everywhere they are written.
+
+Each screen module (firmware/ui_*.py) keeps private const() copies of the codes of ui.py it
+uses (`_PLAY = const(0)`): MicroPython inlines a const only inside its own module, and an
+imported name costs RAM in every module's globals and a lookup at each use. This test is
+what keeps the copies honest: every `_NAME = const(v)` whose NAME is a ui.py code has
+ui.py's value, and ui.py's button codes are buttons.py's."""
+
+import re
+from pathlib import Path
+
+import buttons
+import pytest
+import ui
+
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+SCREENS = sorted(FIRMWARE.glob("ui_*.py"))
+CODES = {n: getattr(ui, n) for n in dir(ui) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
+
+
+def copies(path):
+    """{NAME: value} of the module's `_NAME = const(value)` lines that copy a ui.py code."""
+    found = re.findall(r"^_([A-Z][A-Z0-9_]*) = const\(([^)]*)\)", path.read_text(), re.M)
+    return {n: int(v.replace("_", "")) for n, v in found if n in CODES}
+
+
+def test_the_screens_copy_codes():
+    assert sum(len(copies(p)) for p in SCREENS) > 50
+
+
+@pytest.mark.parametrize("path", SCREENS, ids=lambda p: p.name)
+def test_a_screens_copies_are_ui_values(path):
+    for name, value in copies(path).items():
+        assert value == CODES[name], (path.name, name)
+
+
+def test_button_codes_are_the_drivers():
+    for name in ("PLAY", "SET", "MINUS", "PLUS", "SHORT", "LONG", "REPEAT"):
+        assert CODES[name] == getattr(buttons, name), name
+
+
+def test_screens_are_indexed_by_their_codes():
+    import settings
+
+    u = ui.Ui(settings.defaults())
+    names = {
+        "S_GAME": "GameScreen",
+        "S_CHOOSE": "PresetChooser",
+        "S_CUSTOM": "CustomEditor",
+        "S_SETTINGS": "SettingsMenu",
+        "S_ARBITER": "ArbiterMenu",
+        "S_MATERIAL": "MaterialEntry",
+        "S_RESUME": "ResumeOffer",
+        "S_MESSAGE": "Messages",
+    }
+    assert len(u.screens) == len(names)
+    for code, cls in names.items():
+        assert type(u.screens[CODES[code]]).__name__ == cls, code

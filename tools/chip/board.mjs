@@ -1,0 +1,410 @@
+// The emulated board: one RP2040 (rp2040js, npm) running a MicroPython .uf2, with the
+// clock's parts on its pins. Owns the run loop, CPU busy accounting, the boot ROM's flash
+// routines, the USB CDC host and the line model of every wired GPIO.
+//
+// Facts this file relies on (shared/CHIP.md, beside the repository, has how they were found):
+// - rp2040js counts every instruction's cycles at 125 MHz (8 ns a cycle); a core sleeping
+//   in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm. CPU busy
+//   is therefore exactly the time the core is not waiting.
+// - The boot ROM's function table (u16 pointer at 0x14, then pairs of u16 code and u16
+//   address, ending with code 0) gives flash_range_erase ('R','E') and
+//   flash_range_program ('R','P'). rp2040js does not emulate flash writes: the run loop
+//   traps those two entry points, applies them with NOR semantics (erase sets 0xFF, program
+//   ANDs) and charges the W25Q16's typical times as CPU time: MicroPython calls them with
+//   interrupts off, so the core is stalled exactly as on the chip.
+// - USB CDC: rp2040js completes every OUT poll at once, with an empty packet when the host
+//   has nothing, which makes TinyUSB re-arm in a loop (an interrupt storm). The host here
+//   holds an OUT request until it has bytes, as a real host's NAK does.
+// - rp2040js has no ring oscillator (ROSC RANDOMBIT reads a constant), so os.urandom would
+//   repeat at every power-up: the ROSC here gives seeded noise, a new seed per power-up.
+// - A watchdog or machine.reset() cannot reset an rp2040js chip: the board stops, notes the
+//   reason and the scratch registers, and the caller builds a new board from its flash.
+// - GPIO inputs: `setInputValue` latches an edge in the IRQ status on every call, so it is
+//   called only when the resolved line level really changes.
+// - PIO: rp2040js runs the state machines from a wall-clock setTimeout, one instruction a
+//   step whatever the clock divider and the delays. Here they run in lock-step with the
+//   core: each machine gets sys cycles / divider PIO cycles, and an instruction takes
+//   1 + its delay of them (a stalled machine idles); while a machine can move, a sleeping
+//   core's time advances cycle by cycle so the machines run through it.
+
+import { RP2040, USBCDC, GPIOPinState, BasePeripheral, LogLevel } from 'rp2040js';
+
+export const CYCLE_NS = 8; // 125 MHz
+export const FLASH_BYTES = 2 * 1024 * 1024;
+const SECTOR_BYTES = 4096;
+const PAGE_BYTES = 256;
+// W25Q16JV typical times (datasheet: tSE 45 ms per 4 KiB sector, tPP 0.7 ms per page)
+export const SECTOR_ERASE_NS = 45_000_000;
+export const PAGE_PROGRAM_NS = 700_000;
+const WATCHDOG_BASE = 0x40058;
+const ROSC_BASE = 0x40060;
+
+/** A quiet logger that counts what rp2040js reports instead of printing it. */
+class CountingLogger {
+  constructor() {
+    this.counts = new Map();
+    this.errors = [];
+  }
+  note(level, component, message) {
+    const key = `${level} [${component}] ${message.replace(/0x[0-9a-f]+/gi, '0x…')}`;
+    this.counts.set(key, (this.counts.get(key) || 0) + 1);
+  }
+  debug() {}
+  info() {}
+  warn(component, message) {
+    this.note('warn', component, message);
+  }
+  error(component, message) {
+    this.note('error', component, message);
+    this.errors.push(`[${component}] ${message}`);
+  }
+}
+
+/** ROSC with noise: RANDOMBIT from a xorshift32 seeded per power-up; the rest is storage. */
+class NoisyROSC extends BasePeripheral {
+  constructor(rp2040, seed) {
+    super(rp2040, 'ROSC');
+    this.state = (seed >>> 0) || 0x9e3779b9;
+    this.regs = new Map();
+  }
+  bit() {
+    let x = this.state;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.state = x >>> 0;
+    return this.state & 1;
+  }
+  readUint32(offset) {
+    if (offset === 0x18) return 0x80001000; // STATUS: STABLE, ENABLED
+    if (offset === 0x1c) return this.bit(); // RANDOMBIT
+    return this.regs.get(offset) || 0;
+  }
+  writeUint32(offset, value) {
+    this.regs.set(offset, value >>> 0);
+  }
+}
+
+/** Boot ROM words from a 16 KiB little-endian binary. */
+export function bootromWords(bytes) {
+  if (bytes.length !== 16384) throw new Error(`a boot ROM is 16384 bytes, not ${bytes.length}`);
+  const words = new Uint32Array(4096);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < 4096; i++) words[i] = view.getUint32(i * 4, true);
+  return words;
+}
+
+/** ROM function table lookup: code is two ASCII letters, e.g. 'RE'. */
+export function romFunction(words, code) {
+  const u16 = (addr) => (words[addr >>> 2] >>> ((addr & 2) * 8)) & 0xffff;
+  const want = code.charCodeAt(0) | (code.charCodeAt(1) << 8);
+  for (let p = u16(0x14); ; p += 4) {
+    const c = u16(p);
+    if (c === 0) throw new Error(`boot ROM has no function '${code}'`);
+    if (c === want) return u16(p + 2) & ~1;
+  }
+}
+
+export class Board {
+  /**
+   * bootrom: Uint32Array(4096); flash: Uint8Array of the whole flash at power-up;
+   * seed: this power-up's ROSC noise; reason/scratch: watchdog state kept over a reset.
+   */
+  constructor({ bootrom, flash, seed = 1, watchdogReason = 0, scratch = null }) {
+    const mcu = new RP2040();
+    this.mcu = mcu;
+    this.clock = mcu.clock;
+    this.logger = new CountingLogger();
+    mcu.logger = this.logger;
+    mcu.loadBootrom(bootrom); // resets the flash: load it after
+    mcu.flash.set(flash.subarray(0, Math.min(flash.length, mcu.flash.length)));
+    this.flashOps = []; // [t_ns, 'erase'|'program', offset, bytes]
+    this.eraseAt = romFunction(bootrom, 'RE');
+    this.programAt = romFunction(bootrom, 'RP');
+    mcu.peripherals[ROSC_BASE] = new NoisyROSC(mcu, seed);
+    this.watchdog = mcu.peripherals[WATCHDOG_BASE];
+    this.watchdog.reason = watchdogReason;
+    if (scratch) this.watchdog.scratchData.set(scratch);
+    this.resetReason = null; // 'watchdog' | 'reset' once the chip asked to restart
+    this.watchdog.onWatchdogTrigger = () => {
+      // rp2040js would re-fire at the same instant forever: stop the timer, end the run.
+      this.watchdog.timer.enable = false;
+      this.watchdog.alarm.enable = false;
+      this.resetReason = this.watchdog.reason & 2 ? 'reset' : 'watchdog';
+      this.resetAt = this.clock.nanos;
+    };
+    this.awakeSince = null;
+    this.segments = []; // [start_ns, end_ns] of every stretch the core was awake
+    this.busyCycles = 0;
+    this.stopped = false;
+    // Lines: external pulls (modules' pull-ups) and drivers (switches, the TM1637's ACK).
+    this.extLow = new Uint8Array(30); // count of outside drivers pulling the line low
+    this.extPullUp = new Uint8Array(30); // 1 = a pull-up resistor outside the chip
+    this.watchers = Array.from({ length: 30 }, () => []); // fn(level, t_ns)
+    this.level = new Int8Array(30).fill(-1); // resolved level, -1 = not resolved yet
+    for (let g = 0; g < 30; g++) mcu.gpio[g].addListener(() => this.resolve(g));
+    this.onTimerRead = null; // fn(t_ns, value) for every TIMERAWL/TIMELR read, when set
+    this._hookTimer();
+    this.pwmLog = []; // [t_ns] of PWM register writes (the buzzer reads them)
+    this._hookPwm();
+    for (const pio of mcu.pio) {
+      pio.run = () => {}; // stepped by runUntil instead of a wall-clock timer
+      for (const m of pio.machines) {
+        m.pioClock = 0; // PIO cycles this machine may have run since its last restart
+        m.lastCycles = 0;
+        m.stalled = false; // its last step could not run (a wait, a FIFO)
+      }
+    }
+    this.usbHost();
+  }
+
+  get nanos() {
+    return this.clock.nanos;
+  }
+
+  // ------------------------------------------------------------------ pins
+  /** Resolve the level of GPIO g from the chip's drive, outside drivers and pulls. */
+  resolve(g) {
+    const pin = this.mcu.gpio[g];
+    const state = pin.value;
+    let level;
+    if (state === GPIOPinState.Low) level = 0;
+    else if (state === GPIOPinState.High) level = 1; // a push-pull high wins
+    else if (this.extLow[g]) level = 0;
+    else if (this.extPullUp[g] || state === GPIOPinState.InputPullUp) level = 1;
+    else if (state === GPIOPinState.InputPullDown) level = 0;
+    else level = this.level[g] < 0 ? 0 : this.level[g]; // floating: keeps its charge
+    if (level !== this.level[g]) {
+      this.level[g] = level;
+      if (pin.rawInputValue !== !!level) pin.setInputValue(!!level);
+      const t = this.clock.nanos;
+      for (const fn of this.watchers[g]) fn(level, t);
+    }
+  }
+
+  /** An outside driver on GPIO g: low = true pulls it down, false lets it go. */
+  drive(g, low) {
+    this.extLow[g] += low ? 1 : -1;
+    if (this.extLow[g] > 200) throw new Error(`GPIO ${g}: driver count out of range`);
+    this.resolve(g);
+  }
+
+  pullUp(g) {
+    this.extPullUp[g] = 1;
+    this.resolve(g);
+  }
+
+  watch(g, fn) {
+    this.watchers[g].push(fn);
+  }
+
+  /** Call fn at the exact emulated instant t_ns (a clock alarm: it fires even in WFE). */
+  at(tNs, fn) {
+    const delta = tNs - this.clock.nanos;
+    if (delta < 0) throw new Error(`event at ${tNs} ns is in the past (${this.clock.nanos})`);
+    const alarm = this.clock.createAlarm(() => fn());
+    alarm.schedule(delta);
+    return alarm;
+  }
+
+  _hookTimer() {
+    const timer = this.mcu.peripherals[0x40054];
+    const read = timer.readUint32.bind(timer);
+    timer.readUint32 = (offset) => {
+      const value = read(offset);
+      if (this.onTimerRead && (offset === 0x28 || offset === 0x0c)) {
+        this.onTimerRead(this.clock.nanos, value >>> 0);
+      }
+      return value;
+    };
+  }
+
+  _hookPwm() {
+    const pwm = this.mcu.pwm;
+    const write = pwm.writeUint32.bind(pwm);
+    pwm.writeUint32 = (offset, value) => {
+      write(offset, value);
+      this.pwmLog.push(this.clock.nanos);
+      if (this.onPwm) this.onPwm(this.clock.nanos);
+    };
+  }
+
+  // ------------------------------------------------------------------ run loop
+  /** Run until the emulated clock reaches t_ns (or the chip asks for a reset). */
+  runUntil(tNs) {
+    const { mcu, clock } = this;
+    const core = mcu.core;
+    const eraseAt = this.eraseAt;
+    const programAt = this.programAt;
+    while (clock.nanos < tNs && this.resetReason === null) {
+      if (core.waiting) {
+        if (this.awakeSince !== null) {
+          this.segments.push([this.awakeSince, clock.nanos]);
+          this.awakeSince = null;
+        }
+        let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, tNs) : tNs;
+        // A running state machine is stepped up to its next instruction (its pin edges
+        // keep their exact times); when none can move (all stalled on a wait or a FIFO),
+        // time jumps to the next alarm as usual: only an alarm or the core frees them.
+        if (this._pioRunning()) {
+          const due = this._pioDueCycles();
+          if (due >= 0) {
+            next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+            const cycles = (next - clock.nanos) / CYCLE_NS;
+            clock.tick(next - clock.nanos); // then the instruction due at `next`, at `next`
+            this._stepPio(cycles);
+            continue;
+          }
+        }
+        clock.tick(next - clock.nanos);
+        continue;
+      }
+      if (this.awakeSince === null) this.awakeSince = clock.nanos;
+      const pc = core.PC;
+      if (pc === eraseAt || pc === programAt) {
+        this._flashOp(pc === eraseAt);
+        continue;
+      }
+      const cycles = core.executeInstruction();
+      this.busyCycles += cycles;
+      clock.tick(cycles * CYCLE_NS);
+      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) this._stepPio(cycles);
+    }
+    if (this.resetReason !== null && this.awakeSince !== null) {
+      this.segments.push([this.awakeSince, clock.nanos]);
+      this.awakeSince = null;
+    }
+  }
+
+  _pioRunning() {
+    return !this.mcu.pio[0].stopped || !this.mcu.pio[1].stopped;
+  }
+
+  /** System cycles until the next instruction of an enabled state machine that is not
+   *  stalled, or -1 when there is none. */
+  _pioDueCycles() {
+    let due = -1;
+    for (const pio of this.mcu.pio) {
+      if (pio.stopped) continue;
+      for (const m of pio.machines) {
+        if (!m.enabled || m.stalled) continue;
+        const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
+        const c = Math.ceil((m.cycles - m.pioClock) * div);
+        if (due < 0 || c < due) due = c;
+      }
+    }
+    return due;
+  }
+
+  /** Run every enabled state machine for `cycles` system clock cycles. */
+  _stepPio(cycles) {
+    for (const pio of this.mcu.pio) {
+      if (pio.stopped) continue;
+      for (const m of pio.machines) {
+        if (!m.enabled) continue;
+        if (m.cycles < m.lastCycles) m.pioClock = m.cycles; // restarted
+        const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
+        m.pioClock += cycles / div;
+        if (m.stalled && m.cycles < m.pioClock - 1) {
+          m.cycles = Math.ceil(m.pioClock - 1); // a stall earns no burst: it tries once now
+        }
+        while (m.cycles < m.pioClock) {
+          const before = m.cycles;
+          m.step();
+          m.stalled = m.cycles === before; // a wait or a FIFO holds it
+          if (m.stalled) {
+            m.cycles = Math.ceil(m.pioClock); // it idles this cycle
+            break;
+          }
+        }
+        m.lastCycles = m.cycles;
+      }
+      pio.checkChangedPins();
+    }
+  }
+
+  /** Close the open awake stretch at the current instant (for a measurement's end). */
+  closeSegment() {
+    if (this.awakeSince !== null) {
+      this.segments.push([this.awakeSince, this.clock.nanos]);
+      this.awakeSince = this.clock.nanos;
+    }
+  }
+
+  _flashOp(erase) {
+    const { mcu, clock } = this;
+    const core = mcu.core;
+    const r = core.registers;
+    const offset = r[0] >>> 0;
+    let stall;
+    if (erase) {
+      const count = r[1] >>> 0;
+      if (offset % SECTOR_BYTES || count % SECTOR_BYTES || offset + count > FLASH_BYTES) {
+        throw new Error(`flash_range_erase(${offset}, ${count}) out of line`);
+      }
+      mcu.flash.fill(0xff, offset, offset + count);
+      stall = (count / SECTOR_BYTES) * SECTOR_ERASE_NS;
+      this.flashOps.push([clock.nanos, 'erase', offset, count]);
+    } else {
+      const data = r[1] >>> 0;
+      const count = r[2] >>> 0;
+      if (offset % PAGE_BYTES || count % PAGE_BYTES || offset + count > FLASH_BYTES) {
+        throw new Error(`flash_range_program(${offset}, ${count}) out of line`);
+      }
+      for (let i = 0; i < count; i++) mcu.flash[offset + i] &= mcu.readUint8(data + i);
+      stall = (count / PAGE_BYTES) * PAGE_PROGRAM_NS;
+      this.flashOps.push([clock.nanos, 'program', offset, count]);
+    }
+    core.PC = core.LR & ~1; // return to the caller
+    this.busyCycles += stall / CYCLE_NS;
+    clock.tick(stall); // the core is stalled on the flash (interrupts are off)
+  }
+
+  /** A copy of the whole flash (for a power cycle). */
+  flashImage() {
+    return this.mcu.flash.slice(0, FLASH_BYTES);
+  }
+
+  // ------------------------------------------------------------------ USB CDC host
+  usbHost() {
+    const usb = this.mcu.usbCtrl;
+    const cdc = new USBCDC(usb);
+    this.cdc = cdc;
+    this.serial = []; // bytes from the device
+    this.connected = false;
+    cdc.onDeviceConnected = () => {
+      this.connected = true;
+    };
+    cdc.onSerialData = (bytes) => {
+      for (const b of bytes) this.serial.push(b);
+      if (this.onSerial) this.onSerial(bytes);
+    };
+    const answer = usb.onEndpointRead;
+    this.heldRead = null;
+    usb.onEndpointRead = (endpoint, size) => {
+      if (endpoint === cdc.outEndpoint && cdc.txFIFO.empty) {
+        this.heldRead = [endpoint, size]; // a NAK: answered when the host has bytes
+        return;
+      }
+      answer(endpoint, size);
+    };
+    this._answerRead = answer;
+  }
+
+  /** The host writes bytes to the device's CDC OUT endpoint. */
+  sendSerial(bytes) {
+    for (const b of bytes) this.cdc.sendSerialByte(b);
+    if (this.heldRead) {
+      const [endpoint, size] = this.heldRead;
+      this.heldRead = null;
+      this._answerRead(endpoint, size);
+    }
+  }
+
+  serialText(from = 0) {
+    return Buffer.from(this.serial.slice(from)).toString('latin1');
+  }
+}
+
+export { LogLevel };

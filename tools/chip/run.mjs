@@ -1,0 +1,279 @@
+// A session with the emulated clock, driven over stdin/stdout, one JSON object a line.
+//
+// usage: node tools/chip/run.mjs     (tools/chip/chip.py starts it and speaks for it)
+//
+// The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
+// path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...],
+// "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
+// "probes": [gpio...] (free pins whose every level change is recorded) } }.
+// Then, each answered by one line ({"ok": true, ...} or {"ok": false, "error": text}):
+//   { "op": "run", "until_ms": t }        run the board to its own time t (ms since power-up)
+//   { "op": "pin", "at_ms": t, "gpio": g, "pressed": bool }
+//                                        a switch to GND closes/opens at exactly t (>= now)
+//   { "op": "repl", "code": text, "timeout_ms": t }
+//                                        Ctrl-C (the first time: the app hands the board over
+//                                        at the ready screen or after a result, never during
+//                                        a game), then run `code` in the raw REPL: answers
+//                                        { out, err, start_ns, end_ns }
+//   { "op": "power_cycle" }              cut the power: a new board boots from the flash
+//                                        (nothing on a Pico keeps time while it is off)
+//   { "op": "trace" }                    what the pins saw on this power-up so far
+//   { "op": "save_flash", "path": p }    write the whole flash to p
+//   { "op": "quit" }
+// Times are the board's own (a new board starts at 0); results are in ns of that clock.
+// After an unexpected reset (watchdog, machine.reset()) every request but trace, save_flash
+// and quit fails: the trace says when and why.
+
+import fs from 'fs';
+import readline from 'readline';
+import { Board, bootromWords, CYCLE_NS } from './board.mjs';
+import { TM1637 } from './tm1637.mjs';
+
+const MS = 1_000_000;
+
+class Session {
+  constructor(init) {
+    this.wiring = init.wiring;
+    this.bootrom = bootromWords(fs.readFileSync(init.bootrom));
+    this.seed = 0x5eed;
+    this.powerOn(new Uint8Array(fs.readFileSync(init.flash)));
+  }
+
+  powerOn(flash) {
+    const board = new Board({ bootrom: this.bootrom, flash, seed: this.seed++ });
+    const w = this.wiring;
+    const rec = { leds: [], buzzer: [], edges: [], stamps: [], probes: [] };
+    board.rec = rec;
+    board.displays = w.displays.map(
+      ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
+    );
+    for (const g of w.switches) board.pullUp(g); // released switch: the line idles high
+    for (const g of w.switches) {
+      board.watch(g, (level, t) => rec.edges.push([t, g, level]));
+    }
+    for (const g of w.leds) {
+      board.watch(g, (level, t) => rec.leds.push([t, g, level]));
+    }
+    for (const g of w.probes || []) {
+      board.watch(g, (level, t) => rec.probes.push([t, g, level]));
+    }
+    // The lever stamp: the first read of the timer after a switch closes is the hard IRQ's
+    // ticks_us() (nothing else reads the timer while the core sleeps).
+    let pendingEdge = null;
+    board.onTimerRead = (t, value) => {
+      if (pendingEdge !== null) {
+        rec.stamps.push([pendingEdge[0], pendingEdge[1], t, value]);
+        pendingEdge = null;
+      }
+    };
+    board.onSwitch = (g, t) => {
+      pendingEdge = [t, g];
+    };
+    const buzzerChannel = board.mcu.pwm.channels[(w.buzzer >> 1) & 7];
+    const buzzerPin = board.mcu.gpio[w.buzzer];
+    let last = '';
+    board.onPwm = (t) => {
+      const ch = buzzerChannel;
+      const duty = w.buzzer & 1 ? ch.cc >>> 16 : ch.cc & 0xffff;
+      const on = !!(ch.csr & 1) && duty > 0 && buzzerPin.functionSelect === 4;
+      const intPart = (ch.div >> 4) & 0xff;
+      const prescaler = (intPart || 256) + (ch.div & 0xf) / 16;
+      const freq = on ? Math.round(125e6 / prescaler / (ch.top + 1)) : 0;
+      const key = `${on}/${freq}`;
+      if (key !== last) {
+        last = key;
+        rec.buzzer.push([t, on, freq]);
+      }
+    };
+    for (const [channel, value] of Object.entries(w.adc || {})) {
+      board.mcu.adc.channelValues[Number(channel)] = value;
+    }
+    board.mcu.core.PC = 0x10000000; // boot stage 2 at the start of flash, as the ROM does
+    this.board = board;
+    this.rawRepl = false;
+    return board;
+  }
+
+  pin(step) {
+    const board = this.board;
+    const at = Math.round(step.at_ms * MS);
+    const g = step.gpio;
+    board.at(at, () => {
+      board.drive(g, step.pressed);
+      if (step.pressed) board.onSwitch(g, board.nanos);
+    });
+  }
+
+  /** Run in 1 ms slices until `done()` or `timeoutMs` of emulated time; false on timeout. */
+  runFor(timeoutMs, done) {
+    const board = this.board;
+    const end = board.nanos + timeoutMs * MS;
+    while (board.nanos < end) {
+      this.pump();
+      board.runUntil(Math.min(end, board.nanos + MS));
+      if (board.resetReason !== null) return false;
+      if (done()) return true;
+    }
+    return false;
+  }
+
+  /** Move queued host bytes into the CDC FIFO as it has room (it drops what overflows). */
+  pump() {
+    const board = this.board;
+    if (!this.outQueue || this.outQueue.length === 0) return;
+    const fifo = board.cdc.txFIFO;
+    const room = fifo.size - fifo.itemCount;
+    if (room <= 0) return;
+    const chunk = this.outQueue.splice(0, Math.min(room, 64));
+    board.sendSerial(chunk);
+  }
+
+  write(bytes) {
+    this.outQueue = (this.outQueue || []).concat(Array.from(bytes));
+  }
+
+  waitFor(text, from, timeoutMs) {
+    const board = this.board;
+    let found = -1;
+    const ok = this.runFor(timeoutMs, () => {
+      const s = board.serialText(from);
+      found = s.indexOf(text);
+      return found >= 0;
+    });
+    return ok ? from + found + text.length : -1;
+  }
+
+  repl(step) {
+    const board = this.board;
+    const timeout = step.timeout_ms || 10_000;
+    const entry = { at_ns: board.nanos, out: '', err: '', complete: false };
+    let pos = board.serial.length;
+    if (!this.rawRepl) {
+      // Ctrl-C twice: the app hands the board over (usbguard.py: at the ready screen or
+      // after a result), main.py ends, the REPL starts; during a game it answers with a
+      // status line and goes on.
+      this.write([3, 3]);
+      const start = pos;
+      let refused = false;
+      const ok = this.runFor(timeout, () => {
+        const text = board.serialText(start);
+        refused = text.includes('USB ignored');
+        return refused || text.includes('>>> ');
+      });
+      if (!ok || refused) {
+        entry.err = refused
+          ? 'the clock is in a game: USB ignored (usbguard.py)'
+          : 'no prompt after Ctrl-C';
+        entry.out = board.serialText(start);
+        return entry;
+      }
+      pos = start + board.serialText(start).indexOf('>>> ') + 4;
+      this.write([1]); // Ctrl-A: raw REPL
+      pos = this.waitFor('raw REPL; CTRL-B to exit\r\n>', pos, timeout);
+      if (pos < 0) {
+        entry.err = 'no raw REPL';
+        return entry;
+      }
+      this.rawRepl = true;
+    }
+    entry.start_ns = board.nanos;
+    this.write(Buffer.from(step.code, 'utf8'));
+    this.write([4]);
+    pos = this.waitFor('OK', pos, timeout);
+    if (pos < 0) {
+      entry.err = 'raw REPL did not take the code';
+      return entry;
+    }
+    const outEnd = this.waitFor('\x04', pos, timeout);
+    if (outEnd < 0) {
+      entry.err = 'timeout';
+      entry.out = board.serialText(pos);
+      return entry;
+    }
+    const errEnd = this.waitFor('\x04', outEnd, timeout);
+    const prompt = errEnd < 0 ? -1 : this.waitFor('>', errEnd, timeout);
+    entry.out = board.serialText(pos).slice(0, outEnd - pos - 1);
+    entry.err = errEnd < 0 ? 'timeout' : board.serialText(outEnd).slice(0, errEnd - outEnd - 1);
+    entry.complete = prompt >= 0;
+    entry.end_ns = board.nanos;
+    return entry;
+  }
+
+  trace() {
+    const board = this.board;
+    const rec = board.rec;
+    board.closeSegment();
+    return {
+      frames: board.displays.map((d) => d.frames),
+      tm_errors: board.displays.flatMap((d) => d.errors),
+      leds: rec.leds,
+      buzzer: rec.buzzer,
+      edges: rec.edges,
+      stamps: rec.stamps,
+      probes: rec.probes,
+      segments: board.segments,
+      busy_cycles: board.busyCycles,
+      now_ns: board.nanos,
+      flash_ops: board.flashOps,
+      serial: board.serialText(),
+      reset: board.resetReason === null ? null : [board.resetReason, board.resetAt],
+      warnings: Object.fromEntries(board.logger.counts),
+      emulator_errors: board.logger.errors,
+      cycle_ns: CYCLE_NS,
+    };
+  }
+
+  handle(req) {
+    const board = this.board;
+    const alive = board.resetReason === null;
+    switch (req.op) {
+      case 'trace':
+        return { trace: this.trace() };
+      case 'save_flash':
+        fs.writeFileSync(req.path, board.flashImage());
+        return {};
+      case 'power_cycle':
+        this.powerOn(board.flashImage());
+        return {};
+    }
+    if (!alive) throw new Error(`the board restarted (${board.resetReason}); power-cycle it`);
+    switch (req.op) {
+      case 'run':
+        this.pump();
+        board.runUntil(Math.round(req.until_ms * MS));
+        return { now_ns: board.nanos, reset: board.resetReason };
+      case 'pin':
+        this.pin(req);
+        return {};
+      case 'repl':
+        return this.repl(req);
+    }
+    throw new Error(`unknown request ${JSON.stringify(req)}`);
+  }
+}
+
+async function main() {
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let session = null;
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    let answer;
+    try {
+      const req = JSON.parse(line);
+      if (req.op === 'quit') break;
+      if (req.op === 'init') {
+        session = new Session(req);
+        answer = { ok: true };
+      } else if (session === null) {
+        throw new Error('init first');
+      } else {
+        answer = { ok: true, ...session.handle(req) };
+      }
+    } catch (err) {
+      answer = { ok: false, error: String(err && err.stack ? err.stack : err) };
+    }
+    process.stdout.write(JSON.stringify(answer) + '\n');
+  }
+}
+
+main();

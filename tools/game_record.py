@@ -1,0 +1,116 @@
+"""Reading the clock's game records (games/gNNN.json): validation and one Row per half-move.
+
+The clock writes them (firmware/gamelog.py owns the format; this module only reads it):
+  {"version": 1, "id": <the game's identity>, "control": "<preset name or 'custom'>",
+   "white": 0 | 1, "result": "1-0" | "0-1" | "1/2-1/2" | "*", "reason": "<short text>",
+   "moves": [[side, move_no, used_ms, left_ms], ...]}
+side 0 = left, 1 = right; "white" names the side that had White; move_no counts that
+player's moves from 1; left_ms is that player's remaining time right after the move,
+increment included. All times are integer milliseconds. In byo-yomi and Canadian games a
+row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
+periods left / the Canadian moves still to make in the block after the move (left_ms is
+then the period's time / the time left in the block). "id" (absent in older files) ties the
+record to the clock's saved game state; the export does not need it. A game resumed after a
+power cut holds every move, before and after the cut; a game of more than 600 half-moves
+keeps its newest 600 (engine.LOG_CAPACITY), so its first row is then not move 1.
+
+Lenient where the firmware is: move_no 0 and a negative left_ms pass gamelog.py's own
+checks, so they pass here too (a negative time reads 0:00:00).
+"""
+
+import json
+from typing import NamedTuple
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+SIDES = ("left", "right")
+COLOURS = ("white", "black")
+
+
+class GameError(ValueError):
+    """A game file that cannot be exported; the message says why."""
+
+
+class Row(NamedTuple):
+    ply: int  # 1-based position in the log
+    side: str  # "left" | "right"
+    colour: str  # "white" | "black"
+    move_no: int  # that player's move number, from 1
+    used_ms: int  # time the move took
+    left_ms: int  # the player's remaining time after the move, increment included
+    clk: str  # left_ms as H:MM:SS, seconds truncated
+    overtime: int = -1  # byo-yomi periods left / Canadian moves to make (0 main time), -1 none
+
+
+def clock_seconds(ms):
+    """Milliseconds -> whole seconds, truncated, as %clk and %emt carry them; a clock has no
+    negative time, so anything below 0 is 0."""
+    return ms // 1000 if ms > 0 else 0
+
+
+def clock_text(ms):
+    """Milliseconds -> 'H:MM:SS' (whole seconds, truncated), as %clk writes it."""
+    s = clock_seconds(ms)
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_game(text):
+    """Validate the text of one game file and return its object; GameError says what is wrong."""
+    if not text.strip():
+        raise GameError("empty file")
+    try:
+        game = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GameError("not valid JSON (%s)" % exc) from None
+    if not isinstance(game, dict):
+        raise GameError("not a JSON object")
+    if game.get("version") != 1:
+        raise GameError("unsupported version %r (this tool reads version 1)" % game.get("version"))
+    for key in ("control", "white", "result", "reason", "moves"):
+        if key not in game:
+            raise GameError("missing %r" % key)
+    for key in ("control", "reason"):
+        if not isinstance(game[key], str):
+            raise GameError("%r is not a string" % key)
+    if game["white"] not in (0, 1) or isinstance(game["white"], bool):
+        raise GameError("'white' must be 0 or 1, not %r" % game["white"])
+    if game["result"] not in RESULTS:
+        raise GameError(
+            "'result' must be one of %s, not %r" % (", ".join(RESULTS), game["result"])
+        )
+    if not isinstance(game["moves"], list):
+        raise GameError("'moves' is not a list")
+    for i, move in enumerate(game["moves"]):
+        if not (isinstance(move, list) and len(move) in (4, 5) and all(_is_int(v) for v in move)):
+            raise GameError(
+                "move %d is not [side, move_no, used_ms, left_ms(, overtime)]: %r" % (i + 1, move)
+            )
+        side, move_no, used_ms = move[:3]
+        if side not in (0, 1) or move_no < 0 or used_ms < 0 or min(move[4:] + [0]) < 0:
+            raise GameError("move %d is out of range: %r" % (i + 1, move))
+    return game
+
+
+def game_rows(game):
+    """One Row per logged half-move, in log order."""
+    rows = []
+    for ply, move in enumerate(game["moves"], 1):
+        side, move_no, used_ms, left_ms = move[:4]
+        overtime = move[4] if len(move) == 5 else -1
+        colour = COLOURS[0] if side == game["white"] else COLOURS[1]
+        rows.append(
+            Row(
+                ply,
+                SIDES[side],
+                colour,
+                move_no,
+                used_ms,
+                left_ms,
+                clock_text(left_ms),
+                overtime,
+            )
+        )
+    return rows
