@@ -22,13 +22,14 @@ Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropy
 ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
 timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
 and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms from
-a clock reading taken at the end of the wakeup to the due instant, plus 1 (poll counts
-`ticks_ms`, whose grid is not the monotonic clock's), so a wakeup's own length is not slept
-(a render wakeup lasts milliseconds on the chip: counted from its start, every change came
-that much late) and a change is written 0-2 ms plus the work before its frame after its
-exact instant, never before. On the rp2 port the poll's WFE ends `timeout` ms after it
-starts, not on the ms grid (mp_wfe_or_timeout), so on the chip that is 1-2 ms.
+`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The sleep ends at the
+raw `ticks_us()` instant of the next due ms (`Doorbell.wait_until`), computed from a clock
+reading taken at the end of the wakeup, so a wakeup's own length is not slept (a render
+wakeup lasts milliseconds on the chip: counted from its start, every change came that much
+late). The rp2 port's poll sleeps its timeout from its start to the µs (doorbell.py), so
+the loop wakes 0-1 ms after the due instant, never before, and a change is written that
+plus the work before its frame after its exact instant. (Until issue 14 the timeout was
+whole ms + 1 from a ms reading: 1-2 ms late.)
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign.
@@ -87,7 +88,7 @@ class App:
         self.fs = fs
         self.errors = 0
         self.wakeups = 0  # wakeups since boot (make bench counts them)
-        self._sleep_ms = 0  # how long the loop sleeps after this wakeup
+        self._wake_us = time.ticks_us()  # raw ticks_us the loop sleeps until
         self._next_render = 0  # when the shown text next changes (ms), -1 = not by itself
         self._lever_due = -1  # when a lever can be re-armed (ms), -1 = only after an edge
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
@@ -121,12 +122,12 @@ class App:
         """The main loop: a wakeup, then sleep until the bell rings or the next due instant.
         (Waking first makes a resumed loop recompute its sleep: the host harness stops and
         resumes it.)"""
-        wait = self.board.bell.wait
+        wait_until = self.board.bell.wait_until
         while not self.handed_over:
             try:
                 self.safe_wake()
                 if not self.handed_over:
-                    wait(self._sleep_ms)
+                    wait_until(self._wake_us)
             except KeyboardInterrupt:
                 if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
                     self.hand_over()
@@ -134,7 +135,7 @@ class App:
                 self.interrupts += 1  # a game: go on, redraw and poll everything next
                 self._poll_all = True
                 self._next_render = 0
-                self._sleep_ms = 0
+                self._wake_us = time.ticks_us()
         self.hand_over()
 
     def safe_wake(self):
@@ -144,7 +145,7 @@ class App:
             self.errors += 1
             self._poll_all = True
             self._next_render = 0  # redraw at the next wakeup what this one may have left
-            self._sleep_ms = _ERROR_RETRY_MS
+            self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
             n = self.errors
             if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th... error: a fault in every
                 try:  # wakeup must not write the flash 100 times a second
@@ -168,7 +169,7 @@ class App:
             self._events(ev)
 
     def wake(self):
-        """Do what is due now, then set `_sleep_ms` until the next due instant. Allocates
+        """Do what is due now, then set `_wake_us` to the next due instant. Allocates
         nothing unless a button event or a file write asks for it."""
         b = self.board
         ui = self.ui
@@ -179,10 +180,12 @@ class App:
             now = self._rebase()
         self.wakeups += 1
         dirty = False
-        # Deadlines are ticked up to this reading only: every lever stamp before it is in
-        # the ring now (an IRQ that stamped earlier has finished), so the drain below hands
-        # the engine every press before a deadline it processes (engine.py's contract).
+        # Deadlines are ticked up to this reading only (to its us): every lever stamp
+        # before it is in the ring now (an IRQ that stamped earlier has finished), so the
+        # drain below hands the engine every press before a deadline it processes
+        # (engine.py's contract).
         drained = now
+        drained_us = self.mono.rem_us
         levers = b.levers
         pressed = False
         if levers.pending():
@@ -208,9 +211,9 @@ class App:
             wait_us = levers.update()
             self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
         g = ui.game
-        deadline = g.deadline()
-        if 0 <= deadline <= drained:  # a later one: the next wakeup, at once (_next_due)
-            ev = g.tick(drained)
+        deadline = g.deadline()  # rounded up: the exact instant may be in the ms before
+        if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
+            ev = g.tick(drained, drained_us)
             if ev:
                 self._events(ev)
                 dirty = True
@@ -244,11 +247,19 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
-        # Sleep until the next due instant counted from the end of this wakeup (a fresh
-        # reading), so the wakeup's own length (ms on the chip for a render) is not slept.
+        # Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # (its own length, ms on the chip for a render, is not slept).
+        # The flag falls at its exact us: when it is what comes first, sleep until that us,
+        # not the whole ms after it.
         nxt = self._next_due(now, deadline)
-        end = self.mono.update(time.ticks_us())
-        self._sleep_ms = nxt - end + 1 if nxt > end else 0
+        mono = self.mono
+        mono.update(time.ticks_us())
+        wake = mono.ticks_at(nxt)
+        if nxt == deadline:
+            du = g.deadline_us()
+            if du:
+                wake = time.ticks_add(wake, du - 1000)
+        self._wake_us = wake
 
     def hand_over(self):
         """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
@@ -307,7 +318,7 @@ class App:
 
     def _next_due(self, now, deadline):
         """The earliest due instant (monotonic ms) after a wakeup at `now`; the loop sleeps
-        until then, +1 ms (see the module doc)."""
+        until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:

@@ -21,13 +21,24 @@ the loop knows without polling the stream itself. `mute(stream, True)` takes it 
 sleep's poll (events 0: select.poll asks it for nothing), `False` puts it back; neither
 allocates.
 
+Sleeping until an instant (`wait_until(target_us)`, what the loop uses): the rp2 port's
+poll arms its WFE alarm `timeout - elapsed` ms after its first look, to the µs
+(mp_wfe_or_timeout: best_effort_wfe_or_timeout(delayed_by_ms(now, ms))), so a poll nothing
+interrupts sleeps its whole timeout from whatever phase of a ms it starts at; only
+`elapsed` is counted on the ticks_ms grid (the chip test
+test_an_undisturbed_poll_sleeps_its_whole_timeout measures both). So the wait asks for the
+µs left rounded up to whole ms and ends 0-1 ms after the instant, never before it: when the
+poll returns early (its first look straddled a ms boundary, so `elapsed` was already 1 and
+the alarm came a ms sooner; or an interrupt that readied nothing), it sleeps again for what
+is left. Before (whole ms from a ms reading, +1 for the grid) a change came 1-2 ms late.
+
 Contract: `take()` before looking at the sources (lever ring, buttons), so an edge that
-comes while the loop works rings again and the next `wait` returns at once. A timeout may
-return up to 1 ms early in µs terms (`ticks_ms` granularity): callers add 1 ms.
+comes while the loop works rings again and the next `wait` returns at once.
 """
 
 import io
 import select
+import time
 from array import array
 
 from micropython import const
@@ -72,7 +83,22 @@ class Doorbell(io.IOBase):
 
     def wait(self, timeout_ms):
         """Sleep until the bell rings, a listened stream is readable, or `timeout_ms` (>= 0)
-        has passed. Allocates nothing (ipoll's result tuple is made once, at the first)."""
+        has passed as select.poll counts it (see the module doc). Returns True when the bell
+        or a stream woke it. Allocates nothing (ipoll's result tuple is made once, at the
+        first)."""
+        woke = False
         for obj, _ev in self._poll.ipoll(timeout_ms):
+            woke = True
             if obj is not self:
                 self.heard = True
+        return woke
+
+    def wait_until(self, target_us):
+        """Sleep until the bell rings, a listened stream is readable, or the raw
+        `ticks_us()` instant `target_us` (within 2**29 us of now) has passed; on the rp2
+        port 0-1 ms after it (see the module doc), never before unless woken. Allocates
+        nothing."""
+        while True:
+            left = time.ticks_diff(target_us, time.ticks_us())
+            if left <= 0 or self.wait((left + 999) // 1000):
+                return

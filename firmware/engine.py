@@ -435,6 +435,14 @@ class Game:
         when none is pending (not running, upcount, already flagged)."""
         return self._deadline()
 
+    def deadline_us(self):
+        """The us part (0..999) of the exact instant `deadline()` rounds up, 0 when none is
+        pending or it falls on a whole ms: the shell sleeps until it (deadline() - 1 ms +
+        this us). Allocates nothing."""
+        if self._deadline() < 0:
+            return 0
+        return self._du
+
     def deadline_exact(self):
         """That instant exactly, as (ms, us), or None. Allocates: for tests and tools."""
         if self._deadline() < 0:

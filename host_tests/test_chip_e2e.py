@@ -127,11 +127,12 @@ def test_the_flag_falls_at_its_instant(pico, clock):
     clean(tr)
     st, stamp = inside(pico, clock, tr, edge)
     assert st["state"] == 1 and st["running"] == 1
-    # The clock started at the press's stamp (the hard IRQ's ticks_us, on the app's ms grid)
-    # and White had exactly 60 s: the flag is due at that ms + 60000.
-    started = (stamp - st["origin_us"]) // 1000
-    assert st["deadline"] == started + 60_000
-    deadline = (st["origin_us"] + st["deadline"] * 1000) * 1000
+    # The clock started at the press's stamp (the hard IRQ's ticks_us, exact to the us) and
+    # White had exactly 60 s: the flag falls 60 s after the stamp, to the us, and deadline()
+    # is that instant's ms rounded up (engine.py).
+    fell_us = (stamp - st["origin_us"]) + 60_000_000  # us on the app's monotonic clock
+    assert st["deadline"] == -(-fell_us // 1000)
+    deadline = (st["origin_us"] + fell_us) * 1000
     before = [x for x in tr.lit(1) if x.start < deadline]
     after = [x for x in tr.lit(1) if x.start >= deadline]
     assert before[-1].text != after[0].text or before[-1].colon != after[0].colon
@@ -180,9 +181,10 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     starts, in us (mp_wfe_or_timeout), not on the ticks_ms grid. So a poll nothing
     interrupts sleeps its whole timeout from whatever phase of a ms it starts at, except when
     a ms boundary passes during its first look at the doorbell (elapsed is then 1): that one
-    ends up to 1 ms early. (The host's fake select, harness/mp_select.py, and make bench's
-    loop model end every poll on the grid, up to 1 ms early; the app's +1 ms is right on
-    both.) The emulator is deterministic: these 12 phases give the same 12 sleeps each run."""
+    ends up to 1 ms early. The host's fake select (harness/mp_select.py) and make bench's
+    loop model sleep the same way, and doorbell.wait_until, which the loop sleeps with,
+    relies on it. The emulator is deterministic: these 12 phases give the same 12 sleeps
+    each run."""
     out = clock.repl_json(
         "import json, time\n"
         "bell = clock.board.bell\n"

@@ -984,12 +984,66 @@ class TestFakeSelect:
 
         return doorbell.Doorbell()
 
-    def test_timeout_counts_on_the_ticks_ms_grid(self, board):
+    def test_an_undisturbed_timeout_is_slept_whole_from_its_start(self, board):
+        """The rp2 port's WFE alarm is `timeout - elapsed` ms after the first look, to the
+        us: from any phase of a ms, 5 ms is 5 ms (the chip test measures the same)."""
         bell = self.make_bell()
-        board.advance_us(1_000 - board.us % 1_000 + 700)  # 0.7 ms into a millisecond
+        for phase in (0, 1, 700, 999):
+            board.advance_us(1_000 - board.us % 1_000 + phase)
+            start = board.us
+            assert not bell.wait(5)
+            assert board.us - start == 5_000
+
+    def slow_look(self, bell, us):
+        """The doorbell's first look takes `us` (its ioctl is Python: on the chip it takes
+        time), so a ms boundary can pass during it."""
+        ioctl = bell.ioctl
+
+        def slow(req, arg):
+            board_us = machine.now_us()
+            machine.advance(us, irq_only=True)
+            assert machine.now_us() == board_us + us
+            return ioctl(req, arg)
+
+        bell.ioctl = slow
+
+    def test_a_first_look_that_straddles_a_ms_ends_up_to_1_ms_sooner(self, board):
+        """elapsed is 1 after the first look, so the alarm comes `timeout - 1` ms after it:
+        counted from the start, 0.7 + 0.4 + 4 ms + the second look's 0.4 = 4.8 ms."""
+        bell = self.make_bell()
+        self.slow_look(bell, 400)
+        board.advance_us(1_000 - board.us % 1_000 + 700)
         start = board.us
-        bell.wait(5)
-        assert board.us - start == 4_300  # ticks_ms() - start >= 5: up to 1 ms early in us
+        assert not bell.wait(5)
+        assert board.us - start == 4_800
+
+    def test_an_interrupt_that_readies_nothing_counts_the_rest_on_the_grid(self, board):
+        """A pin edge with no handler ends the WFE; the poll looks again (nothing ready) and
+        sleeps `timeout - elapsed` ms from then, elapsed counted on the ticks_ms grid."""
+        bell = self.make_bell()
+        board.advance_us(1_000 - board.us % 1_000 + 700)
+        start = board.us
+        machine.after(1_500, lambda: machine.press(RIGHT_PIN))  # 2.2 ms on the grid
+        assert not bell.wait(5)
+        assert board.us - start == 1_500 + 3_000  # elapsed 2 at the look: 3 ms more
+
+    def test_wait_until_never_ends_before_its_instant(self, board):
+        """wait_until asks for the us left rounded up to whole ms, and sleeps again when the
+        poll came back early (a straddled first look): 0-1 ms after the instant."""
+        import time
+
+        bell = self.make_bell()
+        board.advance_us(1_000 - board.us % 1_000 + 100)
+        target = time.ticks_add(time.ticks_us(), 4_300)
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 700  # 5 ms from the call
+        self.slow_look(bell, 400)
+        board.advance_us(1_000 - board.us % 1_000 + 700)
+        target = time.ticks_add(time.ticks_us(), 5_000)
+        # The first poll ends 0.2 ms short (at 5.5: straddled, then a second 0.4 ms look);
+        # one more ms asked from there: a look (to 5.9), the alarm at 6.9, a look to 7.3.
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 1_600
 
     def test_an_edge_ends_the_sleep_at_once(self, board):
         bell = self.make_bell()

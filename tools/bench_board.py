@@ -9,8 +9,9 @@ the bus's own bit time (C code on the board) is added by tools/bench.py from the
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
 decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
-stands in for doorbell.py: `wait(ms)` moves the virtual clock to the timeout (on the ticks_ms
-grid, as MicroPython's poll) or to a lever press the bench scheduled, which it fires.
+stands in for doorbell.py: `wait_until(target_us)` moves the virtual clock to the end of the
+poll the doorbell makes (the us left rounded up to whole ms, slept from the call, as the rp2
+port's poll does undisturbed) or to a lever press the bench scheduled, which it fires.
 
 Nothing here allocates after the constructor: it must not pollute the bench's allocation
 figures.
@@ -114,8 +115,8 @@ class FakeBus:
 
 class BenchBell(Doorbell):
     """doorbell.py's Doorbell with the bench clock for its sleep. One scheduled lever press
-    at a time: `press_at(total_us, pin)`; `wait(ms)` fires it if it comes before the
-    timeout."""
+    at a time: `press_at(total_us, pin)`; `wait_until(target_us)` fires it if it comes
+    before the sleep's end."""
 
     def __init__(self, clock):
         super().__init__()
@@ -127,12 +128,15 @@ class BenchBell(Doorbell):
         self.press_us = total_us
         self.press_pin = pin
 
-    def wait(self, timeout_ms):
+    def wait_until(self, target_us):
         clock = self.clock
         if self.rung[0] != self.seen:
             return
+        left = clock.ticks_diff(target_us, clock.us)
+        if left <= 0:
+            return
         now = clock.total_us
-        end = (now // 1000 + timeout_ms) * 1000  # MicroPython counts ticks_ms()
+        end = now + (left + 999) // 1000 * 1000  # whole ms from the call (doorbell.py)
         p = self.press_us
         if 0 <= p <= end:
             if p > now:

@@ -1,18 +1,27 @@
 """CPython stand-in for MicroPython's `select.poll` as the rp2 port runs it, on virtual time.
 
-MicroPython (extmod/modselect.c, ports without POSIX poll): `ipoll(timeout_ms)` polls each
-registered object once through its stream `ioctl(MP_STREAM_POLL, events)`, returns if one is
-ready or `ticks_ms() - start >= timeout`, else sleeps in a WFE that any interrupt ends early
-(or an alarm at the timeout) and polls again. Here the sleep is virtual: time advances to
-the next timer or host event of the fake `machine` (whose pin edges run the IRQ handlers,
-which may ring a doorbell) or to the timeout, whichever is first. Elapsed time is counted
-on the `ticks_ms` grid as on the board, so a timeout may end up to 1 ms early in µs.
-`ipoll` returns the poll object, which iterates over (obj, revents) of the objects found
-ready, as modselect.c's poll_iternext does; `modify(obj, 0)` leaves an object registered
-but asks it for nothing. Before each sleep the fake `micropython.handle_pending()` runs, as
-mp_event_wait_ms does (mp_handle_pending): a KeyboardInterrupt that a host's Ctrl-C left
-pending while the loop slept is raised in the next Python the poll calls (an ioctl) or
-there.
+MicroPython 1.27 (extmod/modselect.c `poll_set_poll_until_ready_or_timeout`, ports without
+POSIX poll; py/scheduler.c `mp_event_wait_ms`; ports/rp2 `MICROPY_INTERNAL_WFE` and
+`mp_wfe_or_timeout`), step for step: `ipoll(timeout_ms)` reads `ticks_ms()` as its start,
+then loops: poll each registered object once through its stream `ioctl(MP_STREAM_POLL,
+events)`; `elapsed = ticks_ms() - start`; return if one is ready or `elapsed >= timeout`;
+else handle pending events (`micropython.handle_pending()`: a KeyboardInterrupt that a
+host's Ctrl-C left pending is raised here or in the next Python the poll calls, an ioctl)
+and sleep in a WFE until an interrupt or an alarm `timeout - elapsed` ms from now, to the
+µs (best_effort_wfe_or_timeout(delayed_by_ms(get_absolute_time(), ms))). So a poll nothing
+interrupts sleeps its whole timeout from whatever phase of a ms it starts at; one whose first
+look straddles a ms boundary (elapsed already 1: the ioctls take time when the cost model
+charges the firmware's Python) ends up to 1 ms sooner; after an interrupt that readies
+nothing the rest is counted from the grid again. The chip test
+test_an_undisturbed_poll_sleeps_its_whole_timeout measures the same on the emulated RP2040.
+
+Here the WFE is virtual: time advances to the first event of the fake `machine` that ends
+a WFE (`machine.next_wake()`: pin edges, whose IRQ handlers may ring a doorbell, timers, the
+USB host, the harness's stop; not a PIO state machine's steps, which run on without
+interrupting the core) or to the alarm, whichever is first, running every event due on the
+way. `ipoll` returns the poll object, which iterates over (obj, revents) of the objects
+found ready, as modselect.c's poll_iternext does; `modify(obj, 0)` leaves an object
+registered but asks it for nothing.
 
 The harness installs this module as `select` only while it imports firmware/doorbell.py
 (harness/firmware.py); CPython's own `select` stays in place for everything else.
@@ -63,20 +72,18 @@ class _Poll:
 
     def ipoll(self, timeout=-1, flags=0):
         vt = vtime.current
-        if timeout is None or timeout < 0:
-            end_us = None
-        else:
-            end_us = (vt.us // 1000 + timeout) * 1000  # ticks_ms() - start >= timeout
+        has_timeout = timeout is not None and timeout >= 0
+        start_ms = vt.us // 1000  # mp_hal_ticks_ms()
         while True:
-            if self._ready():
-                return self
-            if end_us is not None and vt.us >= end_us:
+            n = self._ready()
+            elapsed = vt.us // 1000 - start_ms
+            if n or (has_timeout and elapsed >= timeout):
                 return self
             micropython.handle_pending()
-            events = machine._board.events
-            due = min(e[0] for e in events) if events else None
-            if end_us is not None and (due is None or due > end_us):
-                due = end_us
+            alarm = vt.us + (timeout - elapsed) * 1000 if has_timeout else None
+            due = machine.next_wake(alarm)
+            if due is None:
+                due = alarm
             if due is None:
                 raise Deadlock("ipoll() would sleep forever")
             machine.advance(max(0, due - vt.us))

@@ -24,7 +24,9 @@ def state(clock):
     0), its counters, and the game's instants."""
     m = clock.mono
     g = clock.ui.game
-    origin = time.ticks_add(m._last_us, -(m.ms * 1000 + m._rem_us))
+    rem = getattr(m, "rem_us", None)
+    rem = m._rem_us if rem is None else rem  # (its name before issue 14's sleep)
+    origin = time.ticks_add(m._last_us, -(m.ms * 1000 + rem))
     print(
         json.dumps(
             {
@@ -37,10 +39,22 @@ def state(clock):
                 "flagged": list(g.flagged),
                 "flag_at": list(g.flag_at),
                 "deadline": g.deadline(),
+                "deadline_exact": _exact(g),
                 "moves": list(g.moves),
             }
         )
     )
+
+
+def _exact(g):
+    """The pending deadline's exact instant as [ms, us] (engines before issue 21 kept
+    whole ms: [deadline(), 0]), or None."""
+    fn = getattr(g, "deadline_exact", None)
+    if fn is None:
+        d = g.deadline()
+        return [d, 0] if d >= 0 else None
+    d = fn()
+    return list(d) if d is not None else None
 
 
 def start(clock, stamp_us, side=0):

@@ -367,9 +367,9 @@ def _switch(id, level, bounce):
 class _Event:
     """Handle of a host event made by after()."""
 
-    def __init__(self, fn, delay_us, irq=True):
+    def __init__(self, fn, delay_us, irq=True, wakes=True):
         self.fn = fn
-        self.entry = _schedule(_now() + delay_us, self._fire, irq)
+        self.entry = _schedule(_now() + delay_us, self._fire, irq, wakes)
 
     def _fire(self):
         self.entry = None
@@ -381,19 +381,34 @@ class _Event:
         self.entry = None
 
 
-def _schedule(deadline_us, fn, irq=True):
+def _schedule(deadline_us, fn, irq=True, wakes=True):
     _board.order += 1
-    entry = [deadline_us, _board.order, fn, irq]
+    entry = [deadline_us, _board.order, fn, irq, wakes]
     _board.events.append(entry)
     return entry
 
 
-def after(delay_us, fn, irq=True):
+def after(delay_us, fn, irq=True, wakes=True):
     """Host event: call fn() when virtual time reaches now + delay_us. Returns a handle
     with cancel(). `irq`: the event is a change of the outside world (a pin edge) that may
     happen while the chip busy-waits in C (SoftI2C's bit delays), where hard IRQs still
-    run; False for events that must wait for Python to run again (the harness's stop)."""
-    return _Event(fn, delay_us, irq)
+    run; False for events that must wait for Python to run again (the harness's stop).
+    `wakes`: it ends a WFE (an interrupt, or the harness taking control back); False for
+    hardware that runs on without interrupting the core (a PIO state machine's steps)."""
+    return _Event(fn, delay_us, irq, wakes)
+
+
+def next_wake(limit_us=None):
+    """Host API (the fake select's WFE): the deadline of the first event that ends a WFE
+    (after(..., wakes=True), timers), or None when there is none (or none before
+    `limit_us`, when given). A watchdog that runs out bites in advance() on the way."""
+    due = None
+    for entry in _board.events:
+        if entry[4] and (due is None or entry[0] < due):
+            due = entry[0]
+    if limit_us is not None and due is not None and due > limit_us:
+        return None
+    return due
 
 
 def _next_due(limit_us, irq_only=False):
