@@ -143,6 +143,7 @@ def test_the_flag_falls_at_its_instant(pico, clock):
 
 def test_pause_power_loss_and_resume(clock):
     clock.choose_preset(BLITZ_5_3)
+    clock.run_ms(500)  # the chosen preset's save (littlefs: some 130 ms of writes) ends
     started = clock.t
     clock.press("left")  # White's clock runs
     clock.run_ms(6_860)
@@ -230,3 +231,51 @@ def test_pio_runs_in_lock_step_with_the_core(clock):
     gaps = [b - a for a, b in zip(edges[1:], edges[2:], strict=False)]
     assert all(abs(g - 16_000) < 100 for g in gaps), sorted(set(gaps))
     assert abs(edges[-1] - edges[1] - 16_000 * (len(edges) - 2)) < 100
+
+
+def test_the_displays_are_driven_by_the_pio(pico, clock):
+    """The TM1637 frames come from PIO state machines (tm1637_pio.py), checked by the
+    emulator's TM1637 model on each display's pins (tools/chip/tm1637.mjs: start/stop, LSB
+    first, setup and pulse widths, the ACK, the command set): a game's frames are the three
+    transactions of tm1637.py at 100 kHz (the address transaction's 5 bytes take 0.49 ms
+    from start to stop); both displays' frames go out at once; every byte was
+    acknowledged (the drivers' nacks); the CPU hands a frame over in a small fraction of
+    its 0.7 ms on the wire."""
+    clock.choose_preset(BLITZ_5_0)
+    clock.run_ms(500)
+    edge = clock.t
+    clock.press("left")  # the right runs: its colon beats, its digits change
+    clock.run_ms(2_000)
+    tr = clock.trace()
+    clean(tr)
+    frames = [(s, e, bytes(d)) for s, e, d in tr.frames[1] if s >= edge * MS]
+    assert len(frames) >= 3 * 3
+    assert [d[0] & 0xC0 for _s, _e, d in frames[:3]] == [0x40, 0xC0, 0x80]
+    addr = [(s, e, d) for s, e, d in frames if d[0] == 0xC0]
+    assert all(len(d) == 5 and 480_000 <= e - s <= 500_000 for s, e, d in addr)
+    ready = pico.session()  # at the ready screen the app hands the board to the REPL
+    ready.run_to(BOOT_MS)
+    mark = ready.t
+    out = ready.repl_json(
+        "import json, time, segments\n"
+        "ds = clock.board.displays\n"
+        "a, b = segments.encode('8888'), segments.encode('1234')\n"
+        "time.sleep_ms(2)\n"
+        "t0 = time.ticks_us()\n"
+        "ds[0].show(a)\n"
+        "t1 = time.ticks_us()\n"
+        "ds[1].show(b)\n"
+        "time.sleep_ms(2)\n"
+        "ds[0].show(bytearray(segments.encode('4321')))\n"
+        "time.sleep_ms(2)\n"
+        "print(json.dumps([ds[0].nacks, ds[1].nacks, time.ticks_diff(t1, t0)]))"
+    )
+    assert out[:2] == [0, 0]
+    assert out[2] < 150  # us of CPU for a frame of 700 us on the wire
+    tr = ready.trace()
+    ready.close()
+    clean(tr)
+    first = [[(s, e) for s, e, _d in tr.frames[side] if s >= mark * MS] for side in (0, 1)]
+    assert first[1][0][0] < first[0][1][1]  # the right's frame starts before the left's
+    # address transaction (the second of its three) has ended: both on the wire at once
+    assert tr.lit(0)[-1].text == "4321" and tr.lit(1)[-1].text == "1234"

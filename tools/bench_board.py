@@ -3,9 +3,9 @@
 Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
 buzzer, set_leds, battery_percent, watchdog). The levers, buttons, buzzer and TM1637 drivers
 are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
-a fake PWM and a fake two-wire bus, so their Python cost is part of what the bench measures;
-the bus's own bit time (C code on the board) is added by tools/bench.py from the protocol
-(`FRAME_BUS_DELAYS`).
+a fake PWM and fake PIO state machines, so their Python cost is part of what the bench
+measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
+by tools/bench.py to the lags.
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
 decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
@@ -99,18 +99,18 @@ class FakePin:
         self.handler(self)
 
 
-class FakeBus:
-    """SoftI2C's primitives (start/write/stop) as tm1637.py uses them; every byte is
-    acknowledged. The bit time is not spent here (tools/bench.py adds it)."""
+class FakeMachine:
+    """A PIO state machine as tm1637.py uses it (put, rx_fifo, get); every byte is
+    acknowledged. The frame's wire time is the PIO's, not the CPU's (tools/bench.py)."""
 
-    def start(self):
+    def put(self, buf):
         pass
 
-    def stop(self):
-        pass
+    def rx_fifo(self):
+        return 0
 
-    def write(self, buf):
-        return len(buf)
+    def get(self):
+        return 0
 
 
 class BenchBell(Doorbell):
@@ -179,8 +179,11 @@ class BenchBoard:
         self.lever_pins = (FakePin(), FakePin())
         self.button_pins = (FakePin(), FakePin(), FakePin(), FakePin())
         self.pwm = FakePWM()
-        self.buses = (FakeBus(), FakeBus())
-        self.displays = (tm1637_mod.TM1637(self.buses[0]), tm1637_mod.TM1637(self.buses[1]))
+        self.machines = (FakeMachine(), FakeMachine())
+        self.displays = (
+            tm1637_mod.TM1637(self.machines[0]),
+            tm1637_mod.TM1637(self.machines[1]),
+        )
         self.levers = levers_mod.Levers(
             self.lever_pins[0], self.lever_pins[1], bell=self.bell.rung
         )

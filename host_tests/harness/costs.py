@@ -18,8 +18,9 @@ checks them whenever a chip is available). CPython lines are not MicroPython byt
 the model is coarse per small piece (see that test's tolerance) but right in sum: a render
 wakeup, a press, the flag take the chip's time within a fraction of a millisecond.
 
-The SoftI2C fake already spends the bus time of each frame (its bit delays); the rates
-cover only the CPU's Python work around it.
+The displays' frames go out on the fake rp2's PIO state machines (harness/mp/rp2.py), which
+run on in virtual time while the CPU works or sleeps, as on the chip: the rates cover only
+the CPU's work.
 """
 
 import sys
@@ -123,6 +124,7 @@ def percall_on_host(model, flash_dir):
     spec = importlib.util.spec_from_file_location("onchip", ONCHIP)
     onchip = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(onchip)  # now: it binds this clock's ticks_us
+    machine.hook_sleep()  # its sleep_us lets the PIO send the last frame, as on the chip
     out = io.StringIO()
     with model.charging(), contextlib.redirect_stdout(out):
         onchip.percall(clock.app)
