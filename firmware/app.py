@@ -95,6 +95,11 @@ class App:
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
+        self._leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
+        # Game.deadline() as the last wakeup left it, with the engine's last event then: a
+        # running clock's deadline moves only with an event (Game.last_event / last_us)
+        self._dl = -1
+        self._dl_ms = self._dl_us = -1
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
@@ -144,6 +149,7 @@ class App:
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
             self._poll_all = True
+            self._leds = -1  # the LEDs may not be what the cut wakeup meant
             self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
             n = self.errors
@@ -165,7 +171,7 @@ class App:
         mono = self.mono
         at = mono.ms_at(stamp_us)  # the stamp's exact instant: ms, and its us in at_us
         ev = self.ui.game.press(side, at, mono.at_us)
-        if ev:
+        if ev & (E.EV_FLAG | E.EV_PERIOD):  # a sound (a plain move or start has none)
             self._events(ev)
 
     def wake(self):
@@ -173,8 +179,12 @@ class App:
         nothing unless a button event or a file write asks for it."""
         b = self.board
         ui = self.ui
-        rang = b.bell.take() or self._poll_all  # before looking at the sources
-        self._poll_all = False
+        # Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking at
+        # them; after an error or at boot, all of them.
+        rang = b.bell.take()
+        if self._poll_all:
+            rang = 3
+            self._poll_all = False
         now = self.mono.update(time.ticks_us())
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
@@ -196,8 +206,10 @@ class App:
                     # The LEDs first: after a press they are the quickest sign, so nothing
                     # else the press causes (buttons, render, frames) comes before them.
                     # The game screen's rule while a clock runs (ui_game.py): the running
-                    # side's LED; render() sets the same mask again.
-                    b.set_leds(1 << g.running)
+                    # side's LED; render() leaves them when its mask is the same.
+                    leds = 1 << g.running
+                    b.set_leds(leds)
+                    self._leds = leds
                 # An edge whose IRQ ran after the clock reading above is stamped after
                 # `now`: read the clock again, so no engine event is later than the `now`
                 # this wakeup renders and schedules with (else a clock that started 1 ms
@@ -207,17 +219,23 @@ class App:
                 pressed = True
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later
-        if rang or 0 <= self._lever_due <= now:
+        if rang & 1 or 0 <= self._lever_due <= now:
             wait_us = levers.update()
             self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
         g = ui.game
-        deadline = g.deadline()  # rounded up: the exact instant may be in the ms before
+        # The deadline (rounded up: the exact instant may be in the ms before): the one the
+        # last wakeup left while no edge rang and the engine had no event since (a timed
+        # wakeup: nothing has touched the engine), else asked again.
+        if rang or dirty or g.last_event != self._dl_ms or g.last_us != self._dl_us:
+            deadline = self._deadline(g)
+        else:
+            deadline = self._dl
         if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
             ev = g.tick(drained, drained_us)
             if ev:
                 self._events(ev)
                 dirty = True
-        if rang or 0 <= self._button_due <= now:
+        if rang & 2 or 0 <= self._button_due <= now:
             if self._buttons(now):
                 dirty = True
         buzzer = b.buzzer
@@ -234,7 +252,8 @@ class App:
                 dirty = True
         if dirty or 0 <= self._next_render <= now:
             self.render(now)
-            deadline = g.deadline()  # keys and events may have changed it
+            if dirty:
+                deadline = self._deadline(g)  # keys and events may have changed it
             if pressed and g.last_event == now and g.last_us:
                 # A press stamped inside this ms (after now.000): the times bend there, so
                 # next_change's 1 ms per ms look from `now` may miss the first change; look
@@ -261,6 +280,14 @@ class App:
                 wake = time.ticks_add(wake, du - 1000)
         self._wake_us = wake
 
+    def _deadline(self, g):
+        """Game.deadline(), kept with the engine's last event (see wake)."""
+        d = g.deadline()
+        self._dl = d
+        self._dl_ms = g.last_event
+        self._dl_us = g.last_us
+        return d
+
     def hand_over(self):
         """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
         b = self.board
@@ -268,6 +295,7 @@ class App:
             self.usb.stop()
         b.buzzer.stop()
         b.set_leds(0)
+        self._leds = 0
         for side, text in ((0, b"USb "), (1, b"StoP")):
             segments.encode_into(self.segs[side], text, 0)
             b.displays[side].show(self.segs[side])
@@ -362,10 +390,18 @@ class App:
         b = self.board
         ui = self.ui
         ui.render(now)
-        b.set_leds(ui.leds)
-        for side in (0, 1):
-            segments.encode_into(self.segs[side], ui.text[side], ui.colon[side])
-            b.displays[side].show(self.segs[side])
+        leds = ui.leds
+        if leds != self._leds:
+            b.set_leds(leds)
+            self._leds = leds
+        segs = self.segs
+        text = ui.text
+        colon = ui.colon
+        displays = b.displays
+        segments.encode_ascii(segs[0], text[0], colon[0])
+        displays[0].show(segs[0])
+        segments.encode_ascii(segs[1], text[1], colon[1])
+        displays[1].show(segs[1])
         self._next_render = ui.next_change(now)
         alert = ui.alerts(now)
         if alert:

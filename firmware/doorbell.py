@@ -1,10 +1,12 @@
 """The loop's sleep: a doorbell that GPIO interrupts ring and `select.poll` waits on.
 
-Owns the one thing the main loop blocks in. Hard-IRQ handlers (levers.py, board.py's button
-handler) add one to `rung[0]`, a preallocated array cell; `wait(timeout_ms)` returns as soon
-as that count differs from the one the loop last took (`take()`), or when the timeout has
-passed. It is the mechanism of micropython-async's ThreadSafeFlag without the scheduler: an
-`io.IOBase` whose `ioctl(MP_STREAM_POLL)` says "readable" while rung.
+Owns the one thing the main loop blocks in. Hard-IRQ handlers add one to a preallocated
+array cell, each source its own: the levers (levers.py) `rung[0]`, the buttons (board.py's
+handler, `ring`) `rung[1]`; `wait(timeout_ms)` returns as soon as a count differs from the
+one the loop last took (`take()`, which says which rang, so a lever's wakeup does not poll
+the buttons), or when the timeout has passed. It is the mechanism of micropython-async's
+ThreadSafeFlag without the scheduler: an `io.IOBase` whose `ioctl(MP_STREAM_POLL)` says
+"readable" while rung.
 
 Why it sleeps and wakes at once (MicroPython's extmod/modselect.c, non-POSIX ports such as
 rp2): `poll.ipoll(t)` polls the registered objects once, then waits in
@@ -48,8 +50,10 @@ _MP_STREAM_POLL = const(3)
 
 class Doorbell(io.IOBase):
     def __init__(self):
-        self.rung = array("i", (0,))  # +1 per edge (IRQ-owned: only handlers write it)
+        # +1 per edge: [0] the levers, [1] the buttons (IRQ-owned: only handlers write it)
+        self.rung = array("i", (0, 0))
         self.seen = 0  # rung[0] at the last take() (main-owned)
+        self.seen_b = 0  # rung[1] at the last take() (main-owned)
         self.heard = False  # a listened stream was readable at the last wait (main-owned)
         self._poll = select.poll()
         self._poll.register(self, select.POLLIN)
@@ -57,21 +61,28 @@ class Doorbell(io.IOBase):
     def ioctl(self, req, arg):
         """The stream protocol select.poll calls (main context, not an IRQ)."""
         if req == _MP_STREAM_POLL:
-            return arg if self.rung[0] != self.seen else 0
+            r = self.rung
+            return arg if r[0] != self.seen or r[1] != self.seen_b else 0
         return -1  # no other request is supported
 
-    # hard-IRQ safe: one array store, no allocation (for handlers that have no bell of
-    # their own to ring)
+    # hard-IRQ safe: one array store, no allocation (the buttons' handler, board.py)
     def ring(self, _pin=None):
-        self.rung[0] += 1
+        self.rung[1] += 1
 
     def take(self):
-        """True when the bell rang since the last take(); from now on only new edges count."""
-        n = self.rung[0]
-        if n == self.seen:
-            return False
-        self.seen = n
-        return True
+        """Which sources rang since the last take(): bit 0 the levers, bit 1 the buttons (0:
+        none); from now on only new edges count."""
+        r = self.rung
+        bits = 0
+        n = r[0]
+        if n != self.seen:
+            self.seen = n
+            bits = 1
+        n = r[1]
+        if n != self.seen_b:
+            self.seen_b = n
+            bits |= 2
+        return bits
 
     def listen(self, stream):
         """Also wake while `stream` (a stream with the poll ioctl) is readable."""

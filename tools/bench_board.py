@@ -130,7 +130,7 @@ class BenchBell(Doorbell):
 
     def wait_until(self, target_us):
         clock = self.clock
-        if self.rung[0] != self.seen:
+        if self.rung[0] != self.seen or self.rung[1] != self.seen_b:
             return
         left = clock.ticks_diff(target_us, clock.us)
         if left <= 0:
