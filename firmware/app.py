@@ -189,7 +189,6 @@ class App:
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
-        dirty = False
         # Deadlines are ticked up to this reading only (to its us): every lever stamp
         # before it is in the ring now (an IRQ that stamped earlier has finished), so the
         # drain below hands the engine every press before a deadline it processes
@@ -215,8 +214,11 @@ class App:
                 # this wakeup renders and schedules with (else a clock that started 1 ms
                 # "in the future" looks stopped to next_change, and its display waits).
                 now = self.mono.update(time.ticks_us())
-                dirty = True
                 pressed = True
+                # The press's own render at once: after the LEDs the displays are the next
+                # sign. What else is due (re-arming, the deadlines, buttons, sounds) comes
+                # after it, and renders again if it changes anything.
+                self.render(now)
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later
         if rang & 1 or 0 <= self._lever_due <= now:
@@ -226,10 +228,11 @@ class App:
         # The deadline (rounded up: the exact instant may be in the ms before): the one the
         # last wakeup left while no edge rang and the engine had no event since (a timed
         # wakeup: nothing has touched the engine), else asked again.
-        if rang or dirty or g.last_event != self._dl_ms or g.last_us != self._dl_us:
+        if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
             deadline = self._deadline(g)
         else:
             deadline = self._dl
+        dirty = False
         if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
             ev = g.tick(drained, drained_us)
             if ev:
@@ -250,15 +253,15 @@ class App:
             if pct != ui.battery_pct:
                 ui.battery_pct = pct
                 dirty = True
-        if dirty or 0 <= self._next_render <= now:
+        if dirty or (not pressed and 0 <= self._next_render <= now):
             self.render(now)
-            if dirty:
-                deadline = self._deadline(g)  # keys and events may have changed it
-            if pressed and g.last_event == now and g.last_us:
-                # A press stamped inside this ms (after now.000): the times bend there, so
-                # next_change's 1 ms per ms look from `now` may miss the first change; look
-                # again from the next ms (engine.py's contract).
-                self._next_render = now + 1
+        if dirty:
+            deadline = self._deadline(g)  # keys and events may have changed it
+        if pressed and g.last_event == now and g.last_us:
+            # A press stamped inside this ms (after now.000): the times bend there, so
+            # next_change's 1 ms per ms look from `now` may miss the first change; look
+            # again from the next ms (engine.py's contract).
+            self._next_render = now + 1
         if self._save_flag:
             # A flash write (tens of ms on the chip, interrupts off) only once the flag is
             # on the displays; then wake again at once: `now` is old, the save may have

@@ -8,7 +8,8 @@ press first (levers.py); the button handler only rings, the buttons are then pol
 loop while one is down or settling (buttons.py). The USB serial port (MicroPython's REPL
 port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
 to once the loop starts. The displays' wires are driven by PIO0's state machines 0 (left)
-and 1 (right), running tm1637_pio.program (tm1637.py says why).
+and 1 (right), running tm1637_pio.program (tm1637.py says why); machine 2 runs
+alarm_pio.program, the µs alarm that ends the loop's sleep (doorbell.py).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -19,6 +20,7 @@ and 1 (right), running tm1637_pio.program (tm1637.py says why).
 
 import sys
 
+import alarm_pio
 import machine
 import micropython
 import rp2
@@ -45,6 +47,7 @@ _MINUS = const(12)
 _PLUS = const(13)
 _BUZZER = const(15)
 _BATTERY_ADC = const(3)
+_ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
 BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
 BATTERY_FULL_MV = const(4_500)
 
@@ -72,7 +75,9 @@ def _display(sm_id, clk, dio):
 class Board:
     def __init__(self):
         Pin = machine.Pin
-        self.bell = Doorbell()
+        alarm = rp2.StateMachine(_ALARM_SM, alarm_pio.program, freq=alarm_pio.PIO_HZ)
+        alarm.active(1)
+        self.bell = Doorbell(alarm)
         self.displays = (
             _display(0, _LEFT_CLK, _LEFT_DIO),
             _display(1, _RIGHT_CLK, _RIGHT_DIO),

@@ -363,9 +363,8 @@ class Game:
         """Time side `side` has left at the instant `now`.000 (or at the last event, if that
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
-        if self.state == RUNNING and (
-            now > self.last_event or (now == self.last_event and not self.last_us)
-        ):
+        state = self.state
+        if state == RUNNING and now >= self.last_event:
             # The steady state, once per side and frame: the pairs folded by hand.
             mode = self.control.mode
             if side != self.running:
@@ -376,12 +375,22 @@ class Game:
             elif mode != MODE_UPCOUNT and (
                 mode != MODE_COUNTDOWN or self.bonus_kind(side) != BONUS_DELAY
             ):
-                # (main - now + turn_start) ms + (main_us + turn_us) us, rounded up
+                # (main - t + turn_start) ms + (main_us + turn_us - t_us) us, rounded up, at
+                # the instant t.t_us = now.000, or the last event when it is later in `now`
                 r = self.main[side] - now + self.turn_start
                 c = self.main_us[side] + self.turn_us  # 0..1998
-                if c:
+                if now == self.last_event:
+                    c -= self.last_us  # -999..1998
+                if c > 0:
                     r += 1 if c <= _US else 2
                 return r if r > 0 else 0
+        elif state != PAUSED:  # ready, flagged, finished: the main times are the times
+            m = self.main[side]
+            if m < 0:
+                return 0
+            if self.main_us[side] and self.control.mode != MODE_UPCOUNT:
+                return m + 1
+            return m
         self._elapsed(now, 0)
         self._left(side)
         if self._ru and self.control.mode != MODE_UPCOUNT:

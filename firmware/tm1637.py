@@ -99,7 +99,10 @@ class TM1637:
         if self._valid and ctrl == self._sent_ctrl and shown == segs:
             return False
         self._valid = False  # unknown until the words are handed over (whatever cuts it)
-        shown[:] = segs
+        shown[0] = segs[0]  # (no slice: in native code a slice is made on the heap)
+        shown[1] = segs[1]
+        shown[2] = segs[2]
+        shown[3] = segs[3]
         w = self._words
         w[1] = _ADDR_FIELD | ((segs[0] ^ 0xFF) | _NEXT) << 10 | (segs[1] ^ 0xFF) << 20
         w[2] = (segs[2] ^ 0xFF) | _NEXT | ((segs[3] ^ 0xFF) | _STOP) << 10

@@ -23,7 +23,7 @@ high at the 9th clock: no chip, a broken wire, a line held low), the ISR (one bi
 1 = missing) is pushed to the RX FIFO; all acknowledged, nothing is pushed. `push noblock`:
 a full RX FIFO drops it, so the program never stalls on it.
 
-22 instruction words of PIO0's 32; both displays' machines share them.
+22 instruction words of PIO0's 32 (alarm_pio.py has 7 more); both displays' machines share them.
 """
 
 # The body of an asm_pio function is PIO assembly: rp2 supplies its names (pull, block,

@@ -5,8 +5,8 @@ start of a wakeup, so each change came late by the previous wakeup's own length 
 render on the chip), and a lever's LEDs waited for the buttons' poll and the UI render. Here
 the real firmware runs on the simulated board with every line and call charged at the rates
 fitted to the chip bench, so those mistakes fail: a change's wakeup must start within the
-sleep's 1 ms (and the loop's own 0.3 ms) of its exact instant whatever the wakeups before it
-cost, and a press must light the LEDs before it polls a button, renders or writes a frame.
+loop's own 0.4 ms of its exact instant whatever the wakeups before it cost, and a press
+must light the LEDs before it polls a button, renders or writes a frame.
 
 The last test (chip only: MICROPYTHON_UF2) checks the rates against the chip itself.
 """
@@ -30,11 +30,11 @@ import chip  # noqa: E402
 RAPID_15_10 = 3
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
-# A change's wakeup starts within 1 ms of its instant (the sleep: the us left rounded up to
-# whole ms, doorbell.wait_until), plus the loop's own Python from its last clock reading into
-# the poll and from the poll's end to wake() (about 0.25 ms at the chip's rates). The loop
-# of phase 1 (whole ms from a ms reading, + 1) woke up to 2.25 ms late.
-WAKE_US = 1_300
+# A change's wakeup starts at its instant (the PIO alarm ends the sleep there,
+# doorbell.wait_until), plus the alarm's hard IRQ, the poll's return and the loop's own
+# Python before wake() (about 0.26 ms at the chip's rates). The loop of phase 1 (whole ms
+# from a ms reading, + 1) woke up to 2.25 ms late; the poll alone, 1.25 ms.
+WAKE_US = 400
 
 
 def boot(tmp_path):

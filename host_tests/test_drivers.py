@@ -1192,6 +1192,93 @@ class TestFakeSelect:
         bell.wait_until(target)
         assert time.ticks_diff(time.ticks_us(), target) == 1_600
 
+    def test_a_poll_cut_short_leaves_its_timer_to_wake_the_next_sleep(self, board):
+        """pico-sdk fires the timer of a WFE's timeout even after the poll ended early: the
+        next sleep is woken then for nothing, looks again, and sleeps on to its own end."""
+        bell = self.make_bell()
+        looks = []
+        ioctl = bell.ioctl
+        bell.ioctl = lambda req, arg: looks.append(machine.now_us()) or ioctl(req, arg)
+        board.advance_us(1_000 - board.us % 1_000)
+        start = board.us
+        machine.after(1_000, bell.ring)
+        assert bell.wait(5)  # rung at 1 ms: its timer stays set for 5 ms
+        assert bell.take() == 2
+        del looks[:]
+        assert not bell.wait(10)
+        assert board.us - start == 1_000 + 10_000
+        assert [t - start for t in looks] == [1_000, 5_000, 11_000]
+
+    def make_alarmed_bell(self):
+        """A doorbell with the board's alarm: PIO0's machine 2 running alarm_pio.program on
+        the fake rp2 (board.py builds the same)."""
+        import sys
+
+        import alarm_pio
+        import rp2
+
+        from harness import firmware
+
+        sys.modules.pop("doorbell", None)
+        firmware._import_with_fake_select("doorbell")
+        import doorbell
+
+        assert doorbell._ALARM_OVERHEAD == alarm_pio.OVERHEAD_CYCLES
+        sm = rp2.StateMachine(2, alarm_pio.program, freq=alarm_pio.PIO_HZ)
+        sm.active(1)
+        return doorbell.Doorbell(sm), sm
+
+    def test_the_alarm_ends_the_sleep_at_its_us(self, board):
+        """The PIO counts the us left (1 MHz) and its IRQ rings the bell's third cell: the
+        poll (whose own timeout is a ms later) ends at the instant, whatever its phase."""
+        import time
+
+        import alarm_pio
+
+        bell, _sm = self.make_alarmed_bell()
+        for phase, left in ((0, 4_300), (999, 1), (123, 3_999_000), (500, 17)):
+            board.advance_us(1_000 - board.us % 1_000 + phase)
+            target = time.ticks_add(time.ticks_us(), left)
+            bell.wait_until(target)
+            late = time.ticks_diff(time.ticks_us(), target)
+            assert late == max(0, alarm_pio.OVERHEAD_CYCLES - left)  # the program's own
+        assert bell.take() == 0  # the alarm is no source the loop looks at
+
+    def test_with_the_alarm_the_poll_has_no_timeout(self, board):
+        """Late in a ms, with a slow first look (which would straddle a ms boundary and end
+        a timed poll a ms early), and after a poll cut short (whose timer would wake the
+        next sleep): one poll, without a timeout, and the alarm ends it at its instant."""
+        import time
+
+        bell, _sm = self.make_alarmed_bell()
+        self.slow_look(bell, 400)
+        polls = []
+        wait = bell.wait
+        bell.wait = lambda t: polls.append(t) or wait(t)
+        board.advance_us(1_000 - board.us % 1_000 + 900)
+        target = time.ticks_add(time.ticks_us(), 5_000)
+        bell.wait_until(target)
+        assert polls == [-1]
+        assert time.ticks_diff(time.ticks_us(), target) == 400  # the look after the ring
+        assert machine.next_wake() is None  # no timer left to wake a later sleep
+
+    def test_a_count_cut_short_does_not_end_the_next_sleep(self, board):
+        """A lever wakes the loop before its alarm: the count still running (and any ring it
+        made since) is void when the next sleep sets its own."""
+        import time
+
+        bell, _sm = self.make_alarmed_bell()
+        pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+        pin.irq(bell.ring, machine.Pin.IRQ_FALLING, True)
+        machine.after(1_000, lambda: machine.press(LEFT_PIN))
+        start = board.us
+        bell.wait_until(time.ticks_add(time.ticks_us(), 2_000))
+        assert board.us - start == 1_000 and bell.take() == 2
+        board.advance_us(1_500)  # the loop works past the first alarm's instant
+        target = time.ticks_add(time.ticks_us(), 3_000)
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 0
+
     def test_an_edge_ends_the_sleep_at_once(self, board):
         bell = self.make_bell()
         pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)

@@ -9,9 +9,9 @@ by tools/bench.py to the lags.
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
 decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
-stands in for doorbell.py: `wait_until(target_us)` moves the virtual clock to the end of the
-poll the doorbell makes (the us left rounded up to whole ms, slept from the call, as the rp2
-port's poll does undisturbed) or to a lever press the bench scheduled, which it fires.
+stands in for doorbell.py: `wait_until(target_us)` moves the virtual clock to that instant
+(the board's PIO alarm ends the sleep at it, alarm_pio.py) or to a lever press the bench
+scheduled, which it fires.
 
 Nothing here allocates after the constructor: it must not pollute the bench's allocation
 figures.
@@ -136,7 +136,7 @@ class BenchBell(Doorbell):
         if left <= 0:
             return
         now = clock.total_us
-        end = now + (left + 999) // 1000 * 1000  # whole ms from the call (doorbell.py)
+        end = now + left  # the alarm's instant (doorbell.py)
         p = self.press_us
         if 0 <= p <= end:
             if p > now:

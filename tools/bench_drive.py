@@ -82,8 +82,8 @@ def play(app, clock, run_us):
     clock.total_us = 0
     n = 0
     while clock.total_us < run_us:
-        left = clock.ticks_diff(app._wake_us, clock.us)  # the bell's arithmetic, inline
-        clock.advance((left + 999) // 1000 * 1000 if left > 0 else 0)
+        left = clock.ticks_diff(app._wake_us, clock.us)  # the bell's alarm, inline
+        clock.advance(left if left > 0 else 0)
         app.safe_wake()
         n += 1
     return n

@@ -18,10 +18,13 @@ test_an_undisturbed_poll_sleeps_its_whole_timeout measures the same on the emula
 Here the WFE is virtual: time advances to the first event of the fake `machine` that ends
 a WFE (`machine.next_wake()`: pin edges, whose IRQ handlers may ring a doorbell, timers, the
 USB host, the harness's stop; not a PIO state machine's steps, which run on without
-interrupting the core) or to the alarm, whichever is first, running every event due on the
-way. `ipoll` returns the poll object, which iterates over (obj, revents) of the objects
-found ready, as modselect.c's poll_iternext does; `modify(obj, 0)` leaves an object
-registered but asks it for nothing.
+interrupting the core unless one raises an interrupt, which ends it there) or to the alarm,
+whichever is first, running every event due on the way. The timer behind a WFE's timeout
+is pico-sdk's, which still fires after a poll that ended early (`_arm_sdk_timer`), so a
+later sleep may be woken by it for nothing and poll again, as on the chip. A poll without a
+timeout is a bare WFE: only an interrupt ends it. `ipoll` returns the poll object, which
+iterates over (obj, revents) of the objects found ready, as modselect.c's poll_iternext
+does; `modify(obj, 0)` leaves an object registered but asks it for nothing.
 
 The harness installs this module as `select` only while it imports firmware/doorbell.py
 (harness/firmware.py); CPython's own `select` stays in place for everything else.
@@ -80,13 +83,22 @@ class _Poll:
             if n or (has_timeout and elapsed >= timeout):
                 return self
             micropython.handle_pending()
-            alarm = vt.us + (timeout - elapsed) * 1000 if has_timeout else None
+            alarm = None
+            if has_timeout:
+                alarm = vt.us + (timeout - elapsed) * 1000
+                _arm_sdk_timer(alarm)
             due = machine.next_wake(alarm)
             if due is None:
                 due = alarm
-            if due is None:
-                raise Deadlock("ipoll() would sleep forever")
-            machine.advance(max(0, due - vt.us))
+            while due is None:  # no timeout (mp_event_wait_indefinite): a bare WFE
+                nxt = machine.next_event()
+                if nxt is None:
+                    raise Deadlock("ipoll() would sleep forever")
+                if machine.advance(max(0, nxt - vt.us), until_interrupt=True):
+                    break  # an interrupt (a PIO's IRQ): the WFE ends
+                due = machine.next_wake()
+            else:
+                machine.advance(max(0, due - vt.us), until_interrupt=True)
 
     def __iter__(self):
         ready, self._ready_list = self._ready_list, []
@@ -99,6 +111,27 @@ class _Poll:
             for obj, ev in self._objs.values()
             if obj.ioctl(_MP_STREAM_POLL, ev)
         ]
+
+
+def _arm_sdk_timer(at_us):
+    """best_effort_wfe_or_timeout (pico-sdk 2.x, pico_time/time.c): the WFE's timeout is an
+    alarm of the default alarm pool, armed only when the pool's timer does not already fire
+    at or before it; it is cancelled when the wait ends, but the timer still fires at the
+    time it was set to (the SDK's own comment: the IRQ handler never moves its wakeup later,
+    it wakes once more), an interrupt that ends whatever WFE is running then. Modelled as an
+    event that ends a WFE, at the earliest time the timer was set to and has not reached."""
+    board = machine._board
+    entry = getattr(board, "sdk_timer", None)
+    now = vtime.current.us
+    if entry is not None and entry in board.events and now < entry[0] <= at_us:
+        return  # it already fires in time: a plain WFE
+    if entry is not None and entry in board.events:
+        board.events.remove(entry)  # set earlier: the later time is gone (it was cancelled)
+
+    def fired():
+        board.sdk_timer = None
+
+    board.sdk_timer = machine._schedule(at_us, fired, True, True)
 
 
 def poll():

@@ -105,6 +105,7 @@ class _Board:
         self.resets = []
         self.cause = PWRON_RESET
         self.cpu_hz = 125_000_000
+        self.interrupts = 0  # IRQ handlers delivered (pins, timers, PIO): `interrupts()`
 
 
 _board = _Board()
@@ -121,6 +122,7 @@ def host_reset():
 
 
 def _deliver(fn, arg, hard):
+    _board.interrupts += 1  # an interrupt: it ends a WFE (the fake select's)
     if not _board.irq_enabled:
         _board.pending.append((fn, arg, hard))
     elif hard:
@@ -396,8 +398,14 @@ def after(delay_us, fn, irq=True, wakes=True):
     a put waiting for FIFO room), where hard IRQs still run; False for events that must
     wait for Python to run again (the harness's stop).
     `wakes`: it ends a WFE (an interrupt, or the harness taking control back); False for
-    hardware that runs on without interrupting the core (a PIO state machine's steps)."""
+    hardware that runs on without interrupting the core (a PIO state machine's steps, which
+    end a WFE only when they raise an interrupt: advance(until_interrupt=True))."""
     return _Event(fn, delay_us, irq, wakes)
+
+
+def next_event():
+    """Host API: the deadline of the next scheduled event of any kind, or None."""
+    return min((entry[0] for entry in _board.events), default=None)
 
 
 def next_wake(limit_us=None):
@@ -428,14 +436,17 @@ def _next_due(limit_us, irq_only=False):
     return due, None
 
 
-def advance(us, irq_only=False):
+def advance(us, irq_only=False, until_interrupt=False):
     """Move virtual time forward by `us`, running every timer, host event and watchdog that
     falls due, in time order, with the clock set to each one's deadline. `irq_only`: only
-    the events after() made with irq=True (and the watchdog): time spent busy in C code."""
+    the events after() made with irq=True (and the watchdog): time spent busy in C code.
+    `until_interrupt`: stop right after an event that delivered an interrupt (the fake
+    select's WFE); returns True then, else False."""
     if us < 0:
         raise ValueError("time does not run backwards")
     vt = vtime.current
     target = vt.us + us
+    seen = _board.interrupts
     while True:
         entry, wdt = _next_due(target, irq_only)
         if wdt is not None:
@@ -447,7 +458,15 @@ def advance(us, irq_only=False):
         if entry[0] > vt.us:
             vt.us = entry[0]
         entry[2]()
+        if until_interrupt and _board.interrupts != seen:
+            return True
     vt.us = target
+    return False
+
+
+def interrupts():
+    """Host API: how many interrupt handlers have been delivered since the board was made."""
+    return _board.interrupts
 
 
 def advance_ms(ms):

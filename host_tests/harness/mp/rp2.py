@@ -462,12 +462,19 @@ class StateMachine:
         return self._enabled
 
     def restart(self):
-        enabled = self._enabled
-        code = self._code
-        self._reset()
-        self._code = code
-        if enabled:
-            self.active(1)
+        """CTRL.SM_RESTART (datasheet): the ISR and both shift counters, the delay and any
+        stall are cleared (X, Y, the OSR and the FIFOs are not); then the port jumps to the
+        program's start (rp2_pio.c)."""
+        self._cancel()
+        self._isr = 0
+        self._isr_count = 0
+        self._osr_count = 0
+        self._stalled = False
+        self._irq_waiting = False
+        self._pc = 0
+        if self._enabled:
+            self._t = machine.now_us() * _UNITS_PER_US
+            self._wake()
 
     def exec(self, instr):
         raise NotImplementedError("StateMachine.exec is not modelled")
@@ -575,7 +582,18 @@ class StateMachine:
                     return
             if side >= 0:
                 self._write(self._side, side, self._side_pindir)
-            if not self._step(code[pc], delay):
+            word = code[pc]
+            if word & 0xE01F == pc and (word >> 5 & 7) in (2, 4):
+                # `jmp x--` / `jmp y--` to itself: the count runs down in one step, as many
+                # cycles as the machine spends on it (x + 1 passes: the last falls through)
+                n = self._x if word >> 5 & 7 == 2 else self._y
+                if n:
+                    self._t += n * (1 + delay) * self._cycle
+                    if word >> 5 & 7 == 2:
+                        self._x = 0
+                    else:
+                        self._y = 0
+            if not self._step(word, delay):
                 self._stalled = True
                 if code[pc] >> 13 in (1, 6):  # a wait on a pin or a flag: look every cycle
                     self._t += self._cycle
@@ -805,8 +823,11 @@ class StateMachine:
         return flag
 
     def _raise(self, flag):
+        """Flag `flag` was set: flags 0-3 of a machine with a handler interrupt the core;
+        the port acknowledges (clears) the flag, then calls the handler (rp2_pio.c)."""
         if flag >= 4:
             return
         sm = self._block.machines.get(flag)
         if sm is not None and sm._handler is not None:
+            self._block.irq &= ~(1 << flag)
             machine._deliver(sm._handler, sm, sm._hard)
