@@ -364,10 +364,13 @@ class Game:
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
         state = self.state
-        if state == RUNNING and now >= self.last_event:
-            # The steady state, once per side and frame: the pairs folded by hand.
+        if state == RUNNING:
+            # The steady state, once per side and frame: the pairs folded by hand. (Before
+            # the last event, which need not be the turn's start: the slow path below.)
             mode = self.control.mode
-            if side != self.running:
+            if now < self.last_event:
+                pass
+            elif side != self.running:
                 if mode != MODE_HOURGLASS:
                     if self.main_us[side] and mode != MODE_UPCOUNT:
                         return self.main[side] + 1
