@@ -247,6 +247,9 @@ class Game:
             self.markers[s] = 0
             self.marker_moves[s] = -1
             self.passed_at[s] = 0
+        # A simple delay can apply (a countdown with a delay period; G.4's delay sets it too):
+        # without one the hot path never asks bonus_kind().
+        self._delay = mode == MODE_COUNTDOWN and any(p[2] == BONUS_DELAY for p in control.periods)
         self.state = READY
         self.running = -1  # side whose clock runs (or was running when paused / flagged)
         self.white = -1  # side playing White, known at the first press
@@ -336,7 +339,7 @@ class Game:
             if u:
                 m -= 1
                 u = _US - u
-        elif mode == MODE_COUNTDOWN and self.bonus_kind(side) == BONUS_DELAY:
+        elif self._delay and self.bonus_kind(side) == BONUS_DELAY:
             m -= self.bonus_ms(side)  # the delay is whole ms: the us part stays
             if m < 0:
                 m = 0
@@ -363,18 +366,16 @@ class Game:
         """Time side `side` has left at the instant `now`.000 (or at the last event, if that
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
-        if self.state == RUNNING and (
-            now > self.last_event or (now == self.last_event and not self.last_us)
-        ):
-            # The steady state, once per side and frame: the pairs folded by hand.
+        if self.state == RUNNING and now > self.last_event:
+            # The steady state, several times a frame: the pairs folded by hand.
             mode = self.control.mode
             if side != self.running:
                 if mode != MODE_HOURGLASS:
                     if self.main_us[side] and mode != MODE_UPCOUNT:
                         return self.main[side] + 1
                     return self.main[side]
-            elif mode != MODE_UPCOUNT and (
-                mode != MODE_COUNTDOWN or self.bonus_kind(side) != BONUS_DELAY
+            elif mode != MODE_UPCOUNT and not (
+                self._delay and self.bonus_kind(side) == BONUS_DELAY
             ):
                 # (main - now + turn_start) ms + (main_us + turn_us) us, rounded up
                 r = self.main[side] - now + self.turn_start
@@ -398,7 +399,7 @@ class Game:
     def delay_left(self, side, now):
         """ms of simple delay still unused in the current move at `now`.000, rounded up (0 if
         none): shown by the UI."""
-        if side != self.running or self.state not in (RUNNING, PAUSED):
+        if not self._delay or side != self.running or self.state not in (RUNNING, PAUSED):
             return 0
         if self.bonus_kind(side) != BONUS_DELAY:
             return 0
@@ -423,7 +424,7 @@ class Game:
         if u >= _US:
             u -= _US
             m += 1
-        if self.bonus_kind(s) == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
             m += self.bonus_ms(s)
         self._dm = m
         self._du = u
@@ -432,8 +433,20 @@ class Game:
     def deadline(self):
         """The first whole ms at or after the instant the running side's flag falls or its
         period ends if nothing happens before (`tick` at it processes that deadline), or -1
-        when none is pending (not running, upcount, already flagged)."""
-        return self._deadline()
+        when none is pending (not running, upcount, already flagged). As _deadline(), in
+        locals: it is asked at every wakeup."""
+        if self.state != RUNNING or self.control.mode == MODE_UPCOUNT:
+            return -1
+        s = self.running
+        if self.flagged[s]:
+            return -1
+        m = self.turn_start + self.main[s]
+        u = self.turn_us + self.main_us[s]  # 0..1998: rounded up, 1 or 2 ms more
+        if u:
+            m += 1 if u <= _US else 2
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
+            m += self.bonus_ms(s)
+        return m
 
     def deadline_exact(self):
         """That instant exactly, as (ms, us), or None. Allocates: for tests and tools."""
@@ -454,6 +467,9 @@ class Game:
     def tick(self, now, now_us=0):
         """Process every deadline up to the instant now.now_us (the shell: `now`.000): flags
         and flag-fall transitions, each at its exact instant. Returns event bits."""
+        d = self.deadline()  # rounded up: a deadline after now + 1 cannot be due
+        if d < 0 or d > now + 1 or (d == now + 1 and not now_us):
+            return 0
         return self._tick_to(now, now_us)
 
     def _tick_to(self, at, at_us):
@@ -895,6 +911,8 @@ class Game:
         self.override_bonus = kind
         self.override_ms = G4_BONUS_MS
         self.g4_applied = True
+        if kind == BONUS_DELAY:
+            self._delay = True
         other = 1 - requester
         self._elapsed(at, 0)
         self._left(other)
@@ -1016,6 +1034,8 @@ class Game:
         self.main_us[1] = pairs[16]
         self.first_flag, self.first_passed = snap[5], snap[6]
         self.override_bonus, self.override_ms = snap[7], snap[8]
+        if self.override_bonus == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
+            self._delay = True  # G.4's delay, for the rest of the game
         self.g4_applied = bool(snap[9])
         self.result, self.reason = snap[10], snap[11]
         for i, arr in enumerate(self._saved_pairs()):

@@ -158,7 +158,9 @@ def test_the_flag_wakes_the_loop_at_its_deadline(tmp_path):
     clock.run_ms(61_000)
     g = clock.app.ui.game
     assert g.state == E.FLAGGED
-    deadline = clock.at_us(g.flag_at[1])
+    # The flag fell at flag_at ms + flag_us us exactly; the loop acts on its ms grid, from
+    # the first whole ms at or after it (Game.deadline()).
+    deadline = clock.at_us(g.flag_at[1] + (1 if g.flag_us[1] else 0))
     woke = min(w for w in wakes if w >= deadline)
     assert woke - deadline <= WAKE_US
     shown = [t for t, lit in clock.chips[1].timeline if t >= deadline]
