@@ -248,8 +248,8 @@ class Rules(unittest.TestCase):
         o = Odds(c, from_seconds(MODE_COUNTDOWN, [[30, 0, 0, 0]]), DRAW_ODDS_WHITE)
         self.assertEqual(o.swapped().sides, (o.sides[1], o.sides[0]))
         self.assertEqual(o.swapped().draw_odds, DRAW_ODDS_WHITE)
-        self.assertEqual(o.describe(), "left 1 min rest of game; right 0 min 30 s rest of game"
-                         "; draw odds to White")  # fmt: skip
+        want = "left 1 min rest of game; right 0 min 30 s rest of game; draw odds to White"
+        self.assertEqual(o.describe(), want)
 
     def test_move_counts_and_periods_follow_each_sides_control(self):
         left = from_seconds(MODE_COUNTDOWN, [[600, 3, 0, 0], [300, 0, 0, 0]])
@@ -445,9 +445,15 @@ class Resume(unittest.TestCase):
         for c in (
             {"preset": A54, "swap": True},
             {"custom": {"mode": 0, "periods": [[300, 0, 1, 2]], "draw_odds": 1}},
-            {"custom": {"mode": 3, "periods": [[60, 0, 0, 0]], "overtime": [3, 10],
-                        "right": {"periods": [[0, 0, 0, 0]], "overtime": [5, 20]}}},
-        ):  # fmt: skip
+            {
+                "custom": {
+                    "mode": 3,
+                    "periods": [[60, 0, 0, 0]],
+                    "overtime": [3, 10],
+                    "right": {"periods": [[0, 0, 0, 0]], "overtime": [5, 20]},
+                }
+            },
+        ):
             self.assertEqual(settings.check_control(c, presets.COUNT), c)
             control = ui.control_of(c)
             self.assertTrue(isinstance(control, Odds))
