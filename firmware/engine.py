@@ -1029,12 +1029,17 @@ class Game:
         largest increment for each move and one more (inc_before), G.4's extra two minutes
         and its 5 s a move when `g4`, and in an hourglass all that the other side can hold
         on top (restore()'s bound)."""
-        c = self.controls[s]
-        most = MAX_SET_MS + c.most_ms() + c.fischer_ms() * (moves + 1)
+        most = MAX_SET_MS
+        inc = 0
+        for p in self.controls[s].periods:  # the overtime stage's time included
+            most += p[0]
+            if p[2] == BONUS_FISCHER and p[3] > inc:
+                inc = p[3]
+        most += inc * (moves + 1)
         if g4:
             most += G4_EXTRA_MS + G4_BONUS_MS * (moves + 1)
         if self.mode == MODE_HOURGLASS:
-            most += MAX_SET_MS + self.controls[1 - s].most_ms()
+            most += MAX_SET_MS + self.controls[1 - s].periods[0][0]
         elif self.mode == MODE_UPCOUNT:
             most = _CEILING_MS  # the stopwatch: used time, as long as the game lasts
         return most

@@ -62,7 +62,6 @@ DRAW_ODDS_BLACK = const(2)  # ... for Black (Armageddon)
 
 BONUS_NAMES = ("none", "increment", "Bronstein delay", "delay")
 MODE_NAMES = ("countdown", "hourglass", "upcount", "byo-yomi", "Canadian overtime")
-COLOUR_NAMES = ("", "White", "Black")  # by DRAW_ODDS_*
 
 
 class TimeControlError(ValueError):
@@ -163,22 +162,6 @@ class TimeControl:
             and self.ot_ms == other.ot_ms
         )
 
-    def most_ms(self):
-        """The most time the control itself grants a side in a game, bonuses aside: every
-        period's time, the overtime stage's (one period or block) included."""
-        total = 0
-        for p in self.periods:
-            total += p[0]
-        return total
-
-    def fischer_ms(self):
-        """The largest increment any period adds per move (0 without one)."""
-        most = 0
-        for p in self.periods:
-            if p[2] == BONUS_FISCHER and p[3] > most:
-                most = p[3]
-        return most
-
     def spec(self):
         """The control in the settings' form (settings.py), in seconds: {"mode", "periods"
         [, "overtime"]}; the game record keeps it (gamelog.py)."""
@@ -237,21 +220,6 @@ class Odds:
         """The same odds with the sides' controls exchanged (the board was set up the other
         way round); the draw odds stay with their colour."""
         return Odds(self.sides[1], self.sides[0], self.draw_odds, self.name)
-
-    def has_bonus(self):
-        """True when either side's control grants an increment or a delay."""
-        return self.sides[0].has_bonus() or self.sides[1].has_bonus()
-
-    def describe(self):
-        """E.g. 'left 5 min/60 moves, ...; right 4 min/60 moves, ...; draw odds to Black'."""
-        left, right = self.sides
-        if left.same(right):
-            text = left.describe()
-        else:
-            text = "left %s; right %s" % (left.describe(), right.describe())
-        if self.draw_odds:
-            text += "; draw odds to %s" % COLOUR_NAMES[self.draw_odds]
-        return text
 
 
 def sides_of(control):

@@ -31,7 +31,6 @@ the field, the right shows its value. The fields, in the order SET steps through
 
 import timecontrol as T
 import timefmt
-import ui_draft
 from micropython import const
 from ui_base import Screen, copy, number
 
@@ -114,6 +113,8 @@ class CustomEditor(Screen):
 
     def open(self):
         """A copy of the control in use (a preset's or the saved custom one)."""
+        import ui_draft  # here, not at boot: its code takes RAM only once the editor opens
+
         self.sides, self.odds, self.draw = ui_draft.load(self.ui.settings["control"])
         self.cursor = 0
 
@@ -214,6 +215,8 @@ class CustomEditor(Screen):
             ot[2] = max(1, min(high_s, ot[2] + step * (10 if fast else 1)))
 
     def _start(self, now):
+        import ui_draft  # already loaded by open()
+
         try:
             control, custom = ui_draft.build(self.sides, self.odds, self.draw)
         except T.TimeControlError:
