@@ -11,6 +11,7 @@ screen implements and what they share):
 
     screen      unit                          PLAY            SET short       SET long
     game        ui_game.GameScreen            pause/resume    menus           menus
+                                              (ready: swap the sides' controls)
       info      ui_info.InfoPages             (MINUS/PLUS on the game screen: info pages)
     choose      ui_choose.PresetChooser       select          select          custom editor
     custom      ui_custom.CustomEditor        start game      next field      cancel

@@ -21,6 +21,7 @@ from test_firmware_e2e import (
     countdown,
     flash_json,
     game,
+    power_cycle,
     power_on,
     shown_over,
     tap,
@@ -124,3 +125,34 @@ def test_armageddon_picked_by_its_readme_label_swapped_played_flagged_exported(c
     assert rows[2][1:3] + rows[2][-1:] == ["left", "black", "60/240:0+2"]
     assert len(rows) == 1 + 122
     assert Path(out / "g000.png").stat().st_size > 0
+
+
+def test_a_swapped_armageddon_game_survives_a_power_loss(clock, tmp_path):
+    """Both controls and the swap come back with the paused game (game.json keeps the
+    settings' control beside the engine snapshot)."""
+    index, _code = readme_preset("Armageddon 10 v 7")
+    tap(clock, "set")
+    for _ in range(index):
+        tap(clock, "plus")
+    tap(clock, "play")
+    tap(clock, "play")  # swapped: Black's 7:00 on the left
+    assert clock.displays() == ((" 700", True), ("1000", True))
+    clock.press("left")  # Black (left) starts White's clock
+    think(clock, 30_000)
+    clock.press("right")  # White: 9:30 left
+    think(clock, 20_000)
+    tap(clock, "play")  # paused on Black's move: saved
+    before = clock.displays()
+    assert flash_json(tmp_path, "game.json")["control"] == {"preset": index, "swap": True}
+    power_cycle(clock)
+    assert texts(clock) == ("rE5 ", " yE5")
+    tap(clock, "play")
+    assert clock.displays() == before
+    g = game(clock)
+    assert (g.white, g.draw_odds) == (1, 2)
+    assert [g.controls[s].periods[0][0] for s in (0, 1)] == [420_000, 600_000]
+    tap(clock, "play")  # resume: the left (Black) runs on
+    think(clock, 10_000)
+    clock.press("left")
+    assert 420_000 - 31_000 < g.main[0] < 420_000 - 30_000
+    assert clock.display(1) == countdown(570_000)
