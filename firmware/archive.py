@@ -40,6 +40,7 @@ import gamelog
 import settings as settings_mod
 import ui as ui_mod
 from micropython import const
+from timecontrol import DRAW_ODDS_WHITE
 
 # settle() results: what the power-up found in game.json
 NONE = const(0)  # no game to show (none saved, or it was already recorded)
@@ -91,8 +92,20 @@ class _Moves:
         return self.game.log_rows()
 
 
+def _reason(code):
+    """The record's text for a finish() reason (ui.REASON_*, without E.BY_DRAW_ODDS)."""
+    if code == ui_mod.REASON_FLAG:
+        return "flag"
+    if code == ui_mod.REASON_DEAD:
+        return "dead position"
+    if code == ui_mod.REASON_RESULT:
+        return "on the board"
+    return "arbiter"
+
+
 def write_record(root, game, fs=os):
-    """Archive the finished `game` in games/ with its identity. The file name, or None."""
+    """Archive the finished `game` in games/ with its identity, the control each colour had
+    and, under draw odds, what they did (gamelog.py's format). The file name, or None."""
     if game.result == E.RESULT_DRAW:
         result = "1/2-1/2"
     elif game.white < 0:
@@ -100,21 +113,21 @@ def write_record(root, game, fs=os):
     else:
         left_won = game.result == E.RESULT_LEFT_WINS
         result = "1-0" if left_won == (game.white == 0) else "0-1"
-    if game.reason == ui_mod.REASON_FLAG:
-        reason = "flag"
-    elif game.reason == ui_mod.REASON_DEAD:
-        reason = "dead position"
-    else:
-        reason = "arbiter"
+    white = game.white if game.white >= 0 else 0
+    extra = {
+        "controls": {
+            "white": game.controls[white].spec(),
+            "black": game.controls[1 - white].spec(),
+        }
+    }
+    if game.draw_odds:
+        extra["draw_odds"] = "white" if game.draw_odds == DRAW_ODDS_WHITE else "black"
+    reason = _reason(game.reason & ~E.BY_DRAW_ODDS)
+    if game.reason & E.BY_DRAW_ODDS:
+        extra["drawn_by"] = reason
+        reason = "draw odds"
     return gamelog.save_game_log(
-        root,
-        game.control.name,
-        game.white if game.white >= 0 else 0,
-        result,
-        reason,
-        _Moves(game),
-        fs,
-        game.ident,
+        root, game.control.name, white, result, reason, _Moves(game), fs, game.ident, extra
     )
 
 

@@ -23,9 +23,19 @@ time or of a 12-day instant stays far below 2**30. Why not whole ms with each pr
 (the engine before issue 21): a side's time was then the sum of `round(end) - round(start)`
 over its turns, and those rounding errors do not cancel (the ends of one side's turns are the
 starts of the other's): they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms
-after 50 moves, enough to decide which flag falls first in a long game's scramble. Nothing
-here depends on both sides sharing one control: a control per side (time odds) only changes
-where `bonus_kind` / `bonus_ms` and the period times are looked up.
+after 50 moves, enough to decide which flag falls first in a long game's scramble.
+
+Time odds (Armageddon, handicap games): side s plays under its own control, `controls[s]`
+(from a timecontrol.Odds; a plain TimeControl is both sides'), one mode for the game
+(`mode`). Every rule below applies to each side under its own control: its starting time,
+periods, move counts and transitions, bonus, overtime and flag; `bonus_kind` / `bonus_ms`
+and the period times are looked up per side. Where a rule joins the two sides: the
+hourglass moves what the mover loses to the other, whatever each started with; Appendix
+G.4 is refused when either control has an increment or a delay (what it grants is for
+both); draw odds (`draw_odds`, a colour): finish() records a draw as that colour's win,
+with the bit BY_DRAW_ODDS on the reason. A control the same for both sides gives exactly
+the game it gave before per-side controls (host_tests/test_engine_odds_properties.py
+plays both engines side by side).
 
 Rounding happens only where a number leaves the engine:
 - `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
@@ -114,10 +124,13 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    DRAW_ODDS_NONE,
+    DRAW_ODDS_WHITE,
     MODE_BYOYOMI,
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
+    sides_of,
 )
 
 # States
@@ -143,6 +156,11 @@ RESULT_NONE = const(0)
 RESULT_LEFT_WINS = const(1)
 RESULT_RIGHT_WINS = const(2)
 RESULT_DRAW = const(3)
+BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of draw odds
+
+# Colours (win_of)
+WHITE = const(0)
+BLACK = const(1)
 
 # Arbiter action error codes
 OK = const(0)
@@ -174,6 +192,7 @@ G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
 G4_BONUS_MS = const(5_000)
 G4_EXTRA_MS = const(120_000)
 _INT32 = const(0x7FFFFFFF)  # the log's "i" arrays hold 32-bit ints
+_CEILING_MS = const(1 << 29)  # restore's bound on any saved time (6.2 days): sums stay small
 _US = const(1000)  # us per ms: the us part of a pair is 0.._US - 1
 _HALF_MS = const(500)  # the move log rounds a us part of at least this up
 
@@ -218,35 +237,47 @@ class Game:
 
     # ----------------------------------------------------------------- setup
     def reset(self, control, freeze=None, inc_before=None, transition=None):
-        """Start over with `control` (options keep their values unless given)."""
-        self.control = control
+        """Start over with `control`: a TimeControl (the same for both sides) or a
+        timecontrol.Odds (each side its own; options keep their values unless given)."""
+        self.control = control  # as given: its `mode` and `name` are the game's
+        left, right, self.draw_odds = sides_of(control)
+        self.controls = (left, right)  # side s plays under controls[s]
+        self.mode = left.mode  # one mode for both sides
+        self.ot_mode = left.ot_count > 0  # byo-yomi or Canadian: both sides have overtime
         if freeze is not None:
             self.freeze = bool(freeze)
         if inc_before is not None:
             self.inc_before = bool(inc_before)
         if transition is not None:
             self.transition = transition
-        first = control.periods[0]
-        mode = control.mode
+        mode = self.mode
         upcount = mode == MODE_UPCOUNT
-        fischer_first = self.inc_before and first[2] == BONUS_FISCHER
         for s in (0, 1):
+            c = self.controls[s]
+            first = c.periods[0]
+            fischer_first = self.inc_before and first[2] == BONUS_FISCHER
             self.main[s] = 0 if upcount else first[0]
             self.main_us[s] = 0
             if fischer_first and (mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI):
                 self.main[s] += first[3]
             self.moves[s] = 0
             self.period[s] = 0
-            self.ot_left[s] = control.ot_count
-            if control.ot_count and first[0] == 0:
+            self.ot_left[s] = c.ot_count
+            if c.ot_count and first[0] == 0:
                 self.period[s] = 1  # no main time: overtime from the first move
-                self.main[s] = control.ot_ms
+                self.main[s] = c.ot_ms
             self.flagged[s] = 0
             self.flag_at[s] = 0
             self.flag_us[s] = 0
             self.markers[s] = 0
             self.marker_moves[s] = -1
             self.passed_at[s] = 0
+        # A simple delay can apply (a countdown with a delay period; G.4's delay sets it too):
+        # without one the hot path never asks bonus_kind().
+        # Either side's control counts: under time odds only one may have a delay.
+        self._delay = mode == MODE_COUNTDOWN and any(
+            p[2] == BONUS_DELAY for c in self.controls for p in c.periods
+        )
         self.state = READY
         self.running = -1  # side whose clock runs (or was running when paused / flagged)
         self.white = -1  # side playing White, known at the first press
@@ -275,13 +306,13 @@ class Game:
         """Kind of the per-move bonus side `side` currently plays with (G.4 overrides)."""
         if self.override_bonus != BONUS_NONE:
             return self.override_bonus
-        return self.control.periods[self.period[side]][2]
+        return self.controls[side].periods[self.period[side]][2]
 
     def bonus_ms(self, side):
         """Amount in ms of that bonus."""
         if self.override_bonus != BONUS_NONE:
             return self.override_ms
-        return self.control.periods[self.period[side]][3]
+        return self.controls[side].periods[self.period[side]][3]
 
     def _elapsed(self, at, at_us):
         """(_em, _eu) := how long the current move has run at the instant at.at_us (taken as
@@ -312,7 +343,7 @@ class Game:
         side's move has run (_em, _eu) (negative: it holds more)."""
         m = self._em
         u = self._eu
-        mode = self.control.mode
+        mode = self.mode
         if m == 0 and u == 0:
             pass
         elif side != self.running:
@@ -336,7 +367,7 @@ class Game:
             if u:
                 m -= 1
                 u = _US - u
-        elif mode == MODE_COUNTDOWN and self.bonus_kind(side) == BONUS_DELAY:
+        elif self._delay and self.bonus_kind(side) == BONUS_DELAY:
             m -= self.bonus_ms(side)  # the delay is whole ms: the us part stays
             if m < 0:
                 m = 0
@@ -367,7 +398,7 @@ class Game:
         if state == RUNNING:
             # The steady state, once per side and frame: the pairs folded by hand. (Before
             # the last event, which need not be the turn's start: the slow path below.)
-            mode = self.control.mode
+            mode = self.mode
             if now < self.last_event:
                 pass
             elif side != self.running:
@@ -375,8 +406,8 @@ class Game:
                     if self.main_us[side] and mode != MODE_UPCOUNT:
                         return self.main[side] + 1
                     return self.main[side]
-            elif mode != MODE_UPCOUNT and (
-                mode != MODE_COUNTDOWN or self.bonus_kind(side) != BONUS_DELAY
+            elif mode != MODE_UPCOUNT and not (
+                self._delay and self.bonus_kind(side) == BONUS_DELAY
             ):
                 # (main - t + turn_start) ms + (main_us + turn_us - t_us) us, rounded up, at
                 # the instant t.t_us = now.000, or the last event when it is later in `now`
@@ -391,12 +422,12 @@ class Game:
             m = self.main[side]
             if m < 0:
                 return 0
-            if self.main_us[side] and self.control.mode != MODE_UPCOUNT:
+            if self.main_us[side] and self.mode != MODE_UPCOUNT:
                 return m + 1
             return m
         self._elapsed(now, 0)
         self._left(side)
-        if self._ru and self.control.mode != MODE_UPCOUNT:
+        if self._ru and self.mode != MODE_UPCOUNT:
             return self._rm + 1
         return self._rm
 
@@ -410,7 +441,7 @@ class Game:
     def delay_left(self, side, now):
         """ms of simple delay still unused in the current move at `now`.000, rounded up (0 if
         none): shown by the UI."""
-        if side != self.running or self.state not in (RUNNING, PAUSED):
+        if not self._delay or side != self.running or self.state not in (RUNNING, PAUSED):
             return 0
         if self.bonus_kind(side) != BONUS_DELAY:
             return 0
@@ -425,7 +456,7 @@ class Game:
         """(_dm, _du) := the exact instant the running side's flag falls or its period ends
         if nothing happens before; returns -1 when none is pending (not running, upcount,
         already flagged), else that instant in whole ms rounded up."""
-        if self.state != RUNNING or self.control.mode == MODE_UPCOUNT:
+        if self.state != RUNNING or self.mode == MODE_UPCOUNT:
             return -1
         s = self.running
         if self.flagged[s]:
@@ -435,7 +466,7 @@ class Game:
         if u >= _US:
             u -= _US
             m += 1
-        if self.bonus_kind(s) == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
             m += self.bonus_ms(s)
         self._dm = m
         self._du = u
@@ -444,8 +475,20 @@ class Game:
     def deadline(self):
         """The first whole ms at or after the instant the running side's flag falls or its
         period ends if nothing happens before (`tick` at it processes that deadline), or -1
-        when none is pending (not running, upcount, already flagged)."""
-        return self._deadline()
+        when none is pending (not running, upcount, already flagged). As _deadline(), in
+        locals: it is asked at every wakeup."""
+        if self.state != RUNNING or self.mode == MODE_UPCOUNT:
+            return -1
+        s = self.running
+        if self.flagged[s]:
+            return -1
+        m = self.turn_start + self.main[s]
+        u = self.turn_us + self.main_us[s]  # 0..1998: rounded up, 1 or 2 ms more
+        if u:
+            m += 1 if u <= _US else 2
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
+            m += self.bonus_ms(s)
+        return m
 
     def deadline_us(self):
         """The us part (0..999) of the exact instant `deadline()` rounds up, 0 when none is
@@ -462,18 +505,21 @@ class Game:
         return (self._dm, self._du)
 
     def is_last_period(self, side):
-        return self.period[side] >= self.control.last()
+        return self.period[side] >= self.controls[side].last()
 
     def in_overtime(self, side):
         """True once side's main time is over in byo-yomi or Canadian mode: `remaining()` is
         then the time left in the current period / block, `ot_left[side]` the periods left
         (the current one included) / the moves still to make in the block."""
-        return self.period[side] > 0 and self.control.ot_count > 0
+        return self.period[side] > 0 and self.ot_mode
 
     # -------------------------------------------------------------- events
     def tick(self, now, now_us=0):
         """Process every deadline up to the instant now.now_us (the shell: `now`.000): flags
         and flag-fall transitions, each at its exact instant. Returns event bits."""
+        d = self.deadline()  # rounded up: a deadline after now + 1 cannot be due
+        if d < 0 or d > now + 1 or (d == now + 1 and not now_us):
+            return 0
         return self._tick_to(now, now_us)
 
     def _tick_to(self, at, at_us):
@@ -490,9 +536,9 @@ class Game:
     def _deadline_reached(self, at, at_us):
         s = self.running
         self._elapsed(at, at_us)
-        c = self.control
+        c = self.controls[s]
         if c.ot_count and (
-            self.period[s] == 0 or (c.mode == MODE_BYOYOMI and self.ot_left[s] > 1)
+            self.period[s] == 0 or (self.mode == MODE_BYOYOMI and self.ot_left[s] > 1)
         ):
             # Main time is over: overtime starts now; or a byo-yomi period is used up and
             # the next starts now. main is re-based so that the side holds T at `at`.
@@ -513,7 +559,7 @@ class Game:
             self.marker_moves[s] = self.moves[s]
             self.period[s] = p + 1
             self._offset(s)
-            self.main[s] = self._om + self.control.periods[p + 1][0]
+            self.main[s] = self._om + c.periods[p + 1][0]
             self.main_us[s] = self._ou
             self._passed(s, at)
             self._event(at, at_us)
@@ -591,7 +637,8 @@ class Game:
         events = EV_MOVE
         em = self._em
         eu = self._eu
-        mode = self.control.mode
+        mode = self.mode
+        c = self.controls[s]  # the mover's own control
         self._offset(s)
         m = self.main[s] - self._om
         u = self.main_us[s] - self._ou
@@ -632,29 +679,29 @@ class Game:
         self.moves[s] = n
         p = self.period[s]
         ot = 0
-        if p and self.control.ot_count:
+        if p and c.ot_count:
             if self.flagged[s]:  # after the flag nothing changes (m is 0)
                 ot = self.ot_left[s]
             elif mode == MODE_BYOYOMI:
-                m = self.control.ot_ms  # made within the period: it is kept, full again
+                m = c.ot_ms  # made within the period: it is kept, full again
                 u = 0
                 ot = self.ot_left[s]
             else:
                 ot = self.ot_left[s] - 1  # Canadian: one move fewer to make in the block
                 if ot <= 0:  # the block is done: a new full one, unused time not carried
-                    ot = self.control.ot_count
-                    m = self.control.ot_ms
+                    ot = c.ot_count
+                    m = c.ot_ms
                     u = 0
                     events |= EV_PERIOD
                 self.ot_left[s] = ot
         if (
             self.transition == TRANSITION_MOVES
             and not self.flagged[s]
-            and p < self.control.last()
-            and n == self.control.ends[p]
+            and p < c.last()
+            and n == c.ends[p]
         ):
             self.period[s] = p + 1
-            m += self.control.periods[p + 1][0]
+            m += c.periods[p + 1][0]
             self._passed(s, at)
             events |= EV_PERIOD
         self.main[s] = m
@@ -687,7 +734,7 @@ class Game:
         restore_log() takes back. A generator (one small tuple at a time): for saving and
         export while the clock is stopped, never on the hot path."""
         n = self.log_count
-        ot = self.control.ot_count
+        ot = self.ot_mode
         for k in range(n - self.log_kept(), n):
             i = k % LOG_CAPACITY
             p = self.log_move[i]
@@ -801,7 +848,7 @@ class Game:
 
     def _set_remaining(self, side, ms, us):
         """Side's exact time (or used time) := ms + us (us 0..999)."""
-        mode = self.control.mode
+        mode = self.mode
         self._elapsed(0, 0)  # not running: the instant does not matter
         if (mode == MODE_HOURGLASS or mode == MODE_UPCOUNT) and self.state == PAUSED:
             # Fold the paused move into both clocks first, so that correcting one side
@@ -861,7 +908,7 @@ class Game:
         err = self._correctable(side)
         if err:
             return err
-        if not (isinstance(p, int) and 0 <= p <= self.control.last()):
+        if not (isinstance(p, int) and 0 <= p <= self.controls[side].last()):
             return ERR_RANGE
         self.period[side] = p
         self._note(at, ACT_SET_PERIOD, side, p)
@@ -874,9 +921,10 @@ class Game:
         err = self._correctable(side)
         if err:
             return err
-        if not self.control.ot_count:
+        count = self.controls[side].ot_count
+        if not count:
             return ERR_NOT_APPLICABLE
-        if not (isinstance(n, int) and 1 <= n <= self.control.ot_count):
+        if not (isinstance(n, int) and 1 <= n <= count):
             return ERR_RANGE
         self.ot_left[side] = n
         self._note(at, ACT_SET_OVERTIME, side, n)
@@ -894,8 +942,9 @@ class Game:
         if kind != BONUS_FISCHER and kind != BONUS_DELAY:
             return ERR_RANGE
         if (
-            self.control.mode != MODE_COUNTDOWN
-            or self.control.has_bonus()
+            self.mode != MODE_COUNTDOWN
+            or self.controls[0].has_bonus()
+            or self.controls[1].has_bonus()  # either side's control: G.4 is for both
             or self.g4_applied
             or self.flagged[0]
             or self.flagged[1]  # a fallen flag is ruled on, not given time
@@ -915,6 +964,8 @@ class Game:
         self.override_bonus = kind
         self.override_ms = G4_BONUS_MS
         self.g4_applied = True
+        if kind == BONUS_DELAY:
+            self._delay = True
         other = 1 - requester
         self._elapsed(at, 0)
         self._left(other)
@@ -922,10 +973,39 @@ class Game:
         self._note(at, ACT_G4, requester, kind)
         return OK
 
+    def win_of(self, colour):
+        """The result of a win for `colour` (WHITE / BLACK): RESULT_LEFT_WINS or
+        RESULT_RIGHT_WINS by the side that has it, RESULT_NONE before the first press (who
+        has White is not known yet)."""
+        if self.white < 0 or (colour != WHITE and colour != BLACK):
+            return RESULT_NONE
+        side = self.white if colour == WHITE else 1 - self.white
+        return RESULT_LEFT_WINS if side == 0 else RESULT_RIGHT_WINS
+
+    def draw_result(self):
+        """What finish() records for a draw: RESULT_DRAW, or with draw odds (and White
+        known) the win of the colour that has them. The UI shows it before it is
+        confirmed."""
+        if self.draw_odds == DRAW_ODDS_NONE or self.white < 0:
+            return RESULT_DRAW
+        return self.win_of(WHITE if self.draw_odds == DRAW_ODDS_WHITE else BLACK)
+
     def finish(self, result, reason, at):
-        """Record the result the arbiter confirmed; the clocks stop for good."""
+        """Record the result the arbiter confirmed; the clocks stop for good. `reason` is the
+        shell's (a small int, kept as it is). Refused (ERR_STATE) before the first press and
+        once finished. A draw in a game whose control gives draw odds to a colour is that
+        colour's win: `result` becomes it and `reason` gets the bit BY_DRAW_ODDS (its other
+        bits still say how the game was drawn)."""
         if result not in (RESULT_LEFT_WINS, RESULT_RIGHT_WINS, RESULT_DRAW):
             return ERR_RANGE
+        if not isinstance(reason, int) or not 0 <= reason < BY_DRAW_ODDS:
+            return ERR_RANGE
+        if self.state == READY or self.state == FINISHED:
+            return ERR_STATE
+        if result == RESULT_DRAW:
+            result = self.draw_result()
+            if result != RESULT_DRAW:
+                reason |= BY_DRAW_ODDS
         if self.state == RUNNING:
             self.pause(at)
         if self.state == PAUSED:
@@ -986,13 +1066,37 @@ class Game:
             self.ot_left,
         )
 
+    def _most(self, s, moves, g4):
+        """The most time side s can hold after `moves` moves in any game of its control:
+        the arbiter's largest setting (24 h) plus every period its control grants, its
+        largest increment for each move and one more (inc_before), G.4's extra two minutes
+        and its 5 s a move when `g4`, and in an hourglass all that the other side can hold
+        on top (restore()'s bound)."""
+        most = MAX_SET_MS
+        inc = 0
+        for p in self.controls[s].periods:  # the overtime stage's time included
+            most += p[0]
+            if p[2] == BONUS_FISCHER and p[3] > inc:
+                inc = p[3]
+        most += inc * (moves + 1)
+        if g4:
+            most += G4_EXTRA_MS + G4_BONUS_MS * (moves + 1)
+        if self.mode == MODE_HOURGLASS:
+            most += MAX_SET_MS + self.controls[1 - s].periods[0][0]
+        elif self.mode == MODE_UPCOUNT:
+            most = _CEILING_MS  # the stopwatch: used time, as long as the game lasts
+        return most
+
     def restore(self, snap):
-        """Load a snapshot() into this game (same control). Returns OK or ERR_RANGE, in which
-        case nothing changed. Times of past events restart at 0 (a new power-up); the times
-        held come back exact to the us. Version 2 snapshots (before issue 21: whole ms) are
-        restored with us parts 0; version 1 ones (before overtime modes, no ot_left) too, for
-        controls without overtime, and refused for byo-yomi / Canadian ones."""
-        ot = self.control.ot_count
+        """Load a snapshot() into this game (same control, both sides). Returns OK or
+        ERR_RANGE, in which case nothing changed. A time is refused only above what its side
+        can hold under its control (_most): carry-over, byo-yomi periods re-based during a
+        long move and increments may each pass 24 h in a valid game. Times of past events
+        restart at 0 (a new power-up); the times held come back exact to the us. Version 2
+        snapshots (before issue 21: whole ms) are restored with us parts 0; version 1 ones
+        (before overtime modes, no ot_left) too, for controls without overtime, and refused
+        for byo-yomi / Canadian ones."""
+        ot = self.ot_mode
         if not isinstance(snap, list) or not snap:
             return ERR_RANGE
         if snap[0] == 1 and len(snap) == _SNAP_LEN_V1 and not ot:
@@ -1010,20 +1114,29 @@ class Game:
         if not -1 <= white <= 1 or (state != READY and running < 0):
             return ERR_RANGE
         pairs = snap[12:]
-        if snap[4] < 0:
+        if not 0 <= snap[4] <= _CEILING_MS:
             return ERR_RANGE
-        for v in pairs[:4]:
-            if not 0 <= v <= MAX_SET_MS:
-                return ERR_RANGE
-        for v in pairs[4:6]:
-            if not 0 <= v <= self.control.last():
+        for s in (0, 1):
+            if not 0 <= pairs[2 + s] <= MAX_SET_MS:
+                return ERR_RANGE  # moves
+            if not 0 <= pairs[4 + s] <= self.controls[s].last():
+                return ERR_RANGE  # period
+            # main: what the side holds (for the side on move of a paused game: at the
+            # start of its move, so that move's part so far is over it) within what it can
+            # hold under its control
+            held = pairs[s]
+            if state == PAUSED and s == running:
+                held -= snap[4]
+            if not (0 <= pairs[s] <= _CEILING_MS and held <= self._most(s, pairs[2 + s], snap[9])):
                 return ERR_RANGE
         if pairs[6] not in (0, 1) or pairs[7] not in (0, 1):
             return ERR_RANGE  # flagged: 0/1 (a byte array would wrap or reject the rest)
         if not (-1 <= snap[5] <= 1 and -1 <= snap[6] <= 1):
             return ERR_RANGE  # the first flag / first to pass a control: a side or -1
-        for v in pairs[12:14]:
-            if not (1 <= v <= ot if ot else v == 0):
+        for s in (0, 1):
+            v = pairs[12 + s]
+            count = self.controls[s].ot_count
+            if not (1 <= v <= count if count else v == 0):
                 return ERR_RANGE
         for v in pairs[14:]:
             if not 0 <= v < _US:
@@ -1036,6 +1149,8 @@ class Game:
         self.main_us[1] = pairs[16]
         self.first_flag, self.first_passed = snap[5], snap[6]
         self.override_bonus, self.override_ms = snap[7], snap[8]
+        if self.override_bonus == BONUS_DELAY and self.mode == MODE_COUNTDOWN:
+            self._delay = True  # G.4's delay, for the rest of the game
         self.g4_applied = bool(snap[9])
         self.result, self.reason = snap[10], snap[11]
         for i, arr in enumerate(self._saved_pairs()):

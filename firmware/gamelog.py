@@ -5,7 +5,15 @@ File format (tools read it; only add keys, never change one):
   {"version": 1, "id": <the game's identity (archive.py), 0 = none>,
    "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
-   "moves": [[side, move_no, used_ms, left_ms], ...]}
+   "controls": {"white": <control>, "black": <control>}, ["draw_odds": "white"|"black",
+   "drawn_by": "<reason of the draw>",] "moves": [[side, move_no, used_ms, left_ms], ...]}
+"reason": "flag", "dead position", "on the board" (the arbiter entered the result of a game
+decided on the board: mate, resignation, agreed draw), "draw odds" (a drawn game that the
+control gave to one colour: "drawn_by" then says how it was drawn, one of the others), or
+"arbiter". "controls" (since issue 16): the control each colour played under, in the
+settings' form (settings.py: {"mode", "periods": [[time_s, moves, bonus, bonus_s], ...]
+[, "overtime": [count, time_s]]}); with time odds they differ. "draw_odds": the colour a
+draw was given to, when the control gave one. Older records have none of these keys.
 used_ms and left_ms are the engine's exact times (to the us) each rounded to the nearest ms,
 so every row is within 0.5 ms of exact however long the game (engine.py).
 In byo-yomi and Canadian games each row has a fifth item, `ot` (engine.Game.log_entries):
@@ -152,8 +160,9 @@ def _row(row):
     return "[%d, %d, %d, %d]" % (side, move_no, used_ms, left_ms)
 
 
-def _chunks(ident, control_name, white, result, reason, moves):
-    """The file's text in small pieces: the header, one row at a time, the end."""
+def _chunks(ident, control_name, white, result, reason, moves, extra):
+    """The file's text in small pieces: the header, the extra keys, one row at a time, the
+    end."""
     yield (
         '{"version": 1, "id": %d, "control": %s, "white": %d, "result": %s, "reason": %s, '
         % (
@@ -163,8 +172,12 @@ def _chunks(ident, control_name, white, result, reason, moves):
             json.dumps(result),
             json.dumps(reason),
         )
-        + '"moves": ['
     )
+    if extra:
+        for key in extra:
+            yield "%s: %s, " % (json.dumps(key), json.dumps(extra[key]))
+    yield '"moves": ['
+
     sep = "\n"
     for row in moves:
         yield sep + _row(row)
@@ -172,12 +185,13 @@ def _chunks(ident, control_name, white, result, reason, moves):
     yield "\n]}\n"
 
 
-def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident=0):
+def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident=0, extra=None):
     """Write the next game log; returns its file name ("gNNN.json") or None when nothing
     was written (bad arguments, a bad move row, or the flash failed). `moves` yields
     [side, move_no, used_ms, left_ms] rows, or with a fifth item `ot` >= 0 in overtime
     games (ints; side 0/1, move_no and used_ms >= 0). `ident` is the game's identity
-    (0..2**31-1), written as "id".
+    (0..2**31-1), written as "id". `extra`: more header keys (a dict of JSON values:
+    "controls", "draw_odds", "drawn_by"), written before "moves".
     After a success only the KEEP_GAMES newest logs remain. On a full flash the oldest logs
     are deleted to make room (at most 3 of them), if `moves` can be iterated again (a list
     or tuple, not a generator)."""
@@ -186,6 +200,8 @@ def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident
     if type(white) is not int or white not in (0, 1) or result not in RESULTS:
         return None
     if type(ident) is not int or not 0 <= ident <= 0x7FFFFFFF:
+        return None
+    if extra is not None and not isinstance(extra, dict):
         return None
     folder = storage.join(root, GAMES_DIR)
     try:
@@ -202,7 +218,7 @@ def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident
     tries = 0
     while True:
         try:
-            chunks = _chunks(ident, control_name, white, result, reason, moves)
+            chunks = _chunks(ident, control_name, white, result, reason, moves, extra)
             storage.write_atomic(path, chunks, fs)
             break
         except OSError as e:

@@ -2,9 +2,13 @@
 
 Each row: (name, code, mode, periods[, overtime]) with periods as `[time_s, moves, bonus,
 bonus_s]` and, in byo-yomi and Canadian modes, overtime as `(count, time_s)` (see
-timecontrol.py). `code` is what the 4-digit display shows while choosing (max 4
-characters from the seven-segment alphabet). The order is the order on the clock; index 0 is
-the default of a new clock. Settings files store the index: new rows go at the end.
+timecontrol.py). A row with time odds goes on: (name, code, mode, periods, overtime,
+right_periods, right_overtime, draw_odds): `periods` / `overtime` are then the left side's
+(White's, where the arbiter puts White on the left; the ready screen swaps them), the
+right_ ones the right side's, `draw_odds` a timecontrol.DRAW_ODDS_* colour.
+`code` is what the 4-digit display shows while choosing (max 4 characters from the
+seven-segment alphabet). The order is the order on the clock; index 0 is the default of a
+new clock. Settings files store the index: new rows go at the end.
 """
 
 from micropython import const
@@ -13,16 +17,19 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    DRAW_ODDS_BLACK,
     MODE_BYOYOMI,
     MODE_CANADIAN,
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
+    Odds,
     from_seconds,
 )
 
 _F = const(1)  # BONUS_FISCHER, spelled short for the table below
 _D = const(3)  # BONUS_DELAY
+_BLACK = const(2)  # DRAW_ODDS_BLACK: a drawn game is Black's win
 
 PRESETS = (
     # FIDE classical: 90 min for 40 moves, then 30 min, 30 s increment from move 1.
@@ -48,24 +55,49 @@ PRESETS = (
     ("Byo-yomi 60 min + 5 x 30 s", "bYo ", MODE_BYOYOMI, ((3600, 0, BONUS_NONE, 0),), (5, 30)),
     ("Canadian 60 min + 25/10 min", "CAnA", MODE_CANADIAN, ((3600, 0, BONUS_NONE, 0),),
         (25, 600)),
+    # Armageddon (time odds): White 5 min, Black 4 min, 2 s a move from move 61; a draw is
+    # Black's win. The second period (0 s, rest of the game) only brings the increment.
+    ("Armageddon 5 v 4, 2 s from move 61", "A5-4", MODE_COUNTDOWN,
+        ((300, 60, BONUS_NONE, 0), (0, 0, _F, 2)), None,
+        ((240, 60, BONUS_NONE, 0), (0, 0, _F, 2)), None, _BLACK),
+    # White 10 min, Black 7 min, no increment; a draw is Black's win.
+    ("Armageddon 10 v 7", "A107", MODE_COUNTDOWN, ((600, 0, BONUS_NONE, 0),), None,
+        ((420, 0, BONUS_NONE, 0),), None, _BLACK),
 )  # fmt: skip
 
 COUNT = len(PRESETS)
 
 # The table's one-letter aliases must match the real constants.
-assert _F == BONUS_FISCHER and _D == BONUS_DELAY
+assert _F == BONUS_FISCHER and _D == BONUS_DELAY and _BLACK == DRAW_ODDS_BLACK
 
 
 def control(index):
-    """The TimeControl of preset `index` (0..COUNT-1)."""
+    """The control of preset `index` (0..COUNT-1): a TimeControl, or an Odds for a row with
+    time odds (left side first)."""
     row = PRESETS[index]
-    return from_seconds(row[2], row[3], row[0], overtime(index))
+    left = from_seconds(row[2], row[3], row[0], overtime(index))
+    if len(row) <= 5:
+        return left
+    right = from_seconds(row[2], row[5], row[0], row[6])
+    return Odds(left, right, row[7], row[0])
 
 
 def overtime(index):
-    """The preset's overtime `(count, time_s)`, or None."""
+    """The preset's overtime `(count, time_s)` (the left side's), or None."""
     row = PRESETS[index]
     return row[4] if len(row) > 4 else None
+
+
+def right_side(index):
+    """(periods, overtime) of the right side of a preset with time odds, else None."""
+    row = PRESETS[index]
+    return (row[5], row[6]) if len(row) > 5 else None
+
+
+def draw_odds(index):
+    """The preset's timecontrol.DRAW_ODDS_* colour (0: none)."""
+    row = PRESETS[index]
+    return row[7] if len(row) > 7 else 0
 
 
 def code(index):

@@ -13,7 +13,14 @@ Settings schema (defaults in brackets):
   "control" [{"preset": 0}]: {"preset": index 0..n_presets-1} or
   {"custom": {"mode": 0 countdown / 1 hourglass / 2 upcount / 3 byo-yomi / 4 Canadian,
               "periods": [[time_s, moves, bonus_kind, bonus_s], ...],
-              "overtime": [count, time_s]}}  ("overtime" in modes 3 and 4 only).
+              "overtime": [count, time_s],
+              "right": {"periods": [...], "overtime": [count, time_s]},
+              "draw_odds": 0 none / 1 White / 2 Black}}
+  ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom".
+Time odds (issue 16): "periods" / "overtime" are the left side's; "right", when given, the
+right side's own (same mode, same rules; absent: the same as the left); "draw_odds" [0]
+gives a drawn game to a colour; "swap" [false]: the two sides' controls exchanged (the
+ready screen's PLAY). Files without these keys load as before.
 A custom control has 1..4 periods; time_s 0..36000, moves 0..200 (0 = rest of the game:
 the last period, and only it), bonus_kind 0 none / 1 Fischer / 2 Bronstein / 3 delay,
 bonus_s 0..300. As in timecontrol.TimeControl, a countdown needs starting time in its first
@@ -74,6 +81,7 @@ _MODE_CANADIAN = const(4)
 _BONUS_FISCHER = const(1)
 _MAX_BYO_PERIODS = const(99)
 _MAX_BYO_S = const(3600)
+_MAX_DRAW_ODDS = const(2)  # timecontrol.DRAW_ODDS_BLACK
 
 _GAME_VERSION = const(1)
 _MAX_SNAP = const(64)  # ints in a game snapshot
@@ -124,11 +132,39 @@ def _custom(c):
     if not isinstance(c, dict) or "mode" not in c or "periods" not in c:
         return None, TYPE
     mode = c["mode"]
+    if not _is_int(mode):
+        return None, TYPE
+    if not 0 <= mode <= _MAX_MODE:
+        return None, RANGE
+    out, code = _side(mode, c)
+    if code:
+        return None, code
+    out["mode"] = mode
+    if "right" in c:
+        right, code = _side(mode, c["right"])
+        if code:
+            return None, code
+        out["right"] = right
+    odds = c.get("draw_odds", 0)
+    if not _is_int(odds):
+        return None, TYPE
+    if not 0 <= odds <= _MAX_DRAW_ODDS:
+        return None, RANGE
+    if odds:
+        out["draw_odds"] = odds
+    return out, None
+
+
+def _side(mode, c):
+    """One side's control of a custom one: ({"periods"[, "overtime"]} normalized, None) or
+    (None, TYPE / RANGE)."""
+    if not isinstance(c, dict) or "periods" not in c:
+        return None, TYPE
     periods = c["periods"]
-    if not _is_int(mode) or not isinstance(periods, (list, tuple)):
+    if not isinstance(periods, (list, tuple)):
         return None, TYPE
     n = len(periods)
-    if not 0 <= mode <= _MAX_MODE or not 1 <= n <= _MAX_PERIODS:
+    if not 1 <= n <= _MAX_PERIODS:
         return None, RANGE
     out = []
     for i in range(n):
@@ -156,7 +192,7 @@ def _custom(c):
         overtime, code = _overtime(mode, n, first, c["overtime"])
         if code:
             return None, code
-        return {"mode": mode, "periods": out, "overtime": overtime}, None
+        return {"periods": out, "overtime": overtime}, None
     if "overtime" in c:
         return None, RANGE  # overtime only in byo-yomi and Canadian
     if mode == _MODE_COUNTDOWN:
@@ -164,7 +200,7 @@ def _custom(c):
             return None, RANGE  # a countdown from zero flags at once
     elif n != 1 or first[2] != 0:
         return None, RANGE  # hourglass / upcount: one period, no bonus
-    return {"mode": mode, "periods": out}, None
+    return {"periods": out}, None
 
 
 def _overtime(mode, n, first, ot):
@@ -194,17 +230,24 @@ def _control(c, n_presets):
     has_preset = "preset" in c
     if has_preset == ("custom" in c):
         return None, TYPE  # exactly one of the two
+    swap = c.get("swap", False)
+    if type(swap) is not bool:
+        return None, TYPE
     if has_preset:
         i = c["preset"]
         if not _is_int(i):
             return None, TYPE
         if not 0 <= i < n_presets:
             return None, RANGE
-        return {"preset": i}, None
-    custom, code = _custom(c["custom"])
-    if code:
-        return None, code
-    return {"custom": custom}, None
+        out = {"preset": i}
+    else:
+        custom, code = _custom(c["custom"])
+        if code:
+            return None, code
+        out = {"custom": custom}
+    if swap:
+        out["swap"] = True
+    return out, None
 
 
 def check_control(c, n_presets):

@@ -24,6 +24,14 @@ Their main time is one period (moves 0); it may be 0 (overtime from the first mo
 0)`, so `last()` is 1, period 1 means "in overtime", and `ot_count` / `ot_ms` give N or M
 and T (0 / 0 for the other modes).
 
+Time odds (Armageddon, handicap games): `Odds(left, right, draw_odds)` gives each physical
+side (0 left, 1 right, as the arbiter places the clock) its own TimeControl; both share one
+mode (countdown, hourglass, byo-yomi or Canadian; a stopwatch has nothing to differ), each
+side its own periods, bonuses and overtime. `draw_odds` gives a drawn game to one *colour*
+(DRAW_ODDS_WHITE / DRAW_ODDS_BLACK: Armageddon's Black), known only once the first press
+says who has White; the engine turns the draw into that colour's win (engine.Game.finish).
+A plain TimeControl is the same control for both sides, without draw odds.
+
 Pure module: no I/O, no clock reading. Presets live in presets.py as data.
 """
 
@@ -47,6 +55,10 @@ MAX_BONUS_MS = const(300_000)
 MAX_BYO_PERIODS = const(99)  # byo-yomi periods (two digits on the display)
 MAX_BYO_MS = const(3_600_000)  # 1 h per byo-yomi period
 MIN_OT_MS = const(1_000)  # a byo-yomi period or Canadian block lasts at least 1 s
+
+DRAW_ODDS_NONE = const(0)
+DRAW_ODDS_WHITE = const(1)  # a drawn game is a win for White
+DRAW_ODDS_BLACK = const(2)  # ... for Black (Armageddon)
 
 BONUS_NAMES = ("none", "increment", "Bronstein delay", "delay")
 MODE_NAMES = ("countdown", "hourglass", "upcount", "byo-yomi", "Canadian overtime")
@@ -139,6 +151,30 @@ class TimeControl:
                 return True
         return False
 
+    def same(self, other):
+        """True when `other` is a TimeControl that gives exactly the same time (the name
+        aside)."""
+        return (
+            isinstance(other, TimeControl)
+            and self.mode == other.mode
+            and self.periods == other.periods
+            and self.ot_count == other.ot_count
+            and self.ot_ms == other.ot_ms
+        )
+
+    def spec(self):
+        """The control in the settings' form (settings.py), in seconds: {"mode", "periods"
+        [, "overtime"]}; the game record keeps it (gamelog.py)."""
+        periods = []
+        n = len(self.periods) - (1 if self.ot_count else 0)  # the overtime stage is not one
+        for i in range(n):
+            p = self.periods[i]
+            periods.append([p[0] // 1000, p[1], p[2], p[3] // 1000])
+        out = {"mode": self.mode, "periods": periods}
+        if self.ot_count:
+            out["overtime"] = [self.ot_count, self.ot_ms // 1000]
+        return out
+
     def describe(self):
         """Human-readable summary, e.g. '90 min/40 moves, then 30 min; increment 30 s'."""
         parts = []
@@ -159,6 +195,38 @@ class TimeControl:
             if self.mode == MODE_HOURGLASS:
                 text += ", %s each" % _minutes(self.periods[0][0])
         return text
+
+
+class Odds:
+    """Time odds: `sides[0]` is the left side's TimeControl, `sides[1]` the right's (one
+    mode), `draw_odds` a DRAW_ODDS_* colour. Immutable and validated like a TimeControl.
+    `mode` and `name` are the game's; `ot_count` is nonzero when the game has overtime
+    (a side's own count: sides[s].ot_count)."""
+
+    def __init__(self, left, right, draw_odds=DRAW_ODDS_NONE, name="custom"):
+        if not (isinstance(left, TimeControl) and isinstance(right, TimeControl)):
+            raise TimeControlError("a control per side")
+        if left.mode != right.mode:
+            raise TimeControlError("both sides play one mode")
+        if draw_odds not in (DRAW_ODDS_NONE, DRAW_ODDS_WHITE, DRAW_ODDS_BLACK):
+            raise TimeControlError("draw odds: none, White or Black")
+        self.sides = (left, right)
+        self.mode = left.mode
+        self.ot_count = left.ot_count
+        self.draw_odds = draw_odds
+        self.name = name
+
+    def swapped(self):
+        """The same odds with the sides' controls exchanged (the board was set up the other
+        way round); the draw odds stay with their colour."""
+        return Odds(self.sides[1], self.sides[0], self.draw_odds, self.name)
+
+
+def sides_of(control):
+    """(left, right, draw_odds) of a TimeControl (both sides, no draw odds) or an Odds."""
+    if isinstance(control, Odds):
+        return control.sides[0], control.sides[1], control.draw_odds
+    return control, control, DRAW_ODDS_NONE
 
 
 def from_seconds(mode, periods, name="custom", overtime=None):

@@ -11,6 +11,7 @@ screen implements and what they share):
 
     screen      unit                          PLAY            SET short       SET long
     game        ui_game.GameScreen            pause/resume    menus           menus
+                                              (ready: swap the sides' controls)
       info      ui_info.InfoPages             (MINUS/PLUS on the game screen: info pages)
     choose      ui_choose.PresetChooser       select          select          custom editor
     custom      ui_custom.CustomEditor        start game      next field      cancel
@@ -31,7 +32,7 @@ checks they agree).
 import engine as E
 import presets
 from micropython import const
-from timecontrol import TimeControlError, from_seconds
+from timecontrol import Odds, TimeControlError, from_seconds
 from ui_arbiter import ArbiterMenu
 from ui_choose import PresetChooser
 from ui_custom import CustomEditor
@@ -70,23 +71,35 @@ REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its
 
 MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
 
-# Reasons passed to Game.finish(), read back by the shell's game log (archive.py)
+# Reasons passed to Game.finish(), read back by the shell's game log (archive.py); the
+# engine adds the bit E.BY_DRAW_ODDS when draw odds made a drawn game a win
 REASON_FLAG = const(1)  # the result follows a flag (material entry)
 REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
+REASON_RESULT = const(3)  # the arbiter entered the result of a game decided on the board
 
 
 def control_of(c):
-    """The TimeControl of a settings control dict ({"preset": i} or {"custom": ...}); preset
-    0 when a custom one does not build."""
+    """The control of a settings control dict ({"preset": i} or {"custom": ...}, maybe with
+    "swap"): a TimeControl, or a timecontrol.Odds with time or draw odds; preset 0 when a
+    custom one does not build."""
     if "custom" in c:
         custom = c["custom"]
         try:
-            return from_seconds(
-                custom["mode"], custom["periods"], "custom", custom.get("overtime")
-            )
+            mode = custom["mode"]
+            control = from_seconds(mode, custom["periods"], "custom", custom.get("overtime"))
+            right = custom.get("right")
+            odds = custom.get("draw_odds", 0)
+            if right is not None or odds:
+                if right is not None:
+                    right = from_seconds(mode, right["periods"], "custom", right.get("overtime"))
+                control = Odds(control, right or control, odds)
         except (TimeControlError, KeyError, TypeError, AttributeError):
             return presets.control(0)
-    return presets.control(c["preset"])
+    else:
+        control = presets.control(c["preset"])
+    if c.get("swap") and isinstance(control, Odds):
+        control = control.swapped()
+    return control
 
 
 class Ui:
@@ -141,6 +154,21 @@ class Ui:
         g.freeze = s["freeze"]
         g.inc_before = s["inc_before"]
         g.transition = s["transition"]
+
+    def swap_sides(self):
+        """The ready screen's PLAY: the two sides' controls exchange (the board was set up
+        the other way round), kept in the settings. REQ_* bits: nothing to do when both
+        sides have the same control."""
+        g = self.game
+        c = self.settings["control"]
+        if g.state != E.READY or g.controls[0].same(g.controls[1]):
+            return 0
+        if c.get("swap"):
+            del c["swap"]
+        else:
+            c["swap"] = True
+        self.new_game()
+        return REQ_SAVE_SETTINGS | REQ_CLEAR_GAME
 
     def new_game(self, control=None):
         """A new game of `control` (default: the settings' one), ready on the game screen."""

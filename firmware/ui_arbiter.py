@@ -1,5 +1,5 @@
 """The arbiter menu: corrections of times, move counters, periods and overtime counters, and
-the arbiter's actions (+2 min, Appendix G.4, dead position).
+the arbiter's actions (+2 min, Appendix G.4, dead position, the result of the game).
 
 Pure module. Opened from the paused or flagged game screen (SET long), the clocks stopped.
 Every correction goes through the engine (validated there, and logged); an item's edited
@@ -13,6 +13,12 @@ value is applied when the cursor leaves it.
             `AddL` / `Addr`                PLAY: +2 min for that side (FIDE 7.5, G.6)
             `G4  `                         PLUS: `Inc `/`dLY `; PLAY: Appendix G.4
             `dEAd`                         PLAY: dead position, the game is drawn
+            `rSLt`                         PLUS/MINUS: ` -- ` (none), `1-0 `, `0-1 `, `1-2 `;
+                                           PLAY: the game ends so (decided on the board:
+                                           mate, resignation, agreed draw); ` -- `: leave
+Under draw odds every draw (dEAd, a `1-2 ` result) is recorded as the win of the colour that
+has them (engine.finish). Each side's time, period and overtime counter is bounded by its
+own control (time odds).
 
     PLAY        apply the item (an action: do it) and leave
     SET short   next item                 SET long   apply and leave
@@ -31,6 +37,7 @@ _MINUS = const(2)
 _PLAY = const(0)
 _PLUS = const(3)
 _REASON_DEAD = const(2)
+_REASON_RESULT = const(3)
 _REPEAT = const(3)
 _REQ_BEEP = const(32)
 _REQ_CLEAR_GAME = const(4)
@@ -56,7 +63,8 @@ _A_ADD_LEFT = const(10)
 _A_ADD_RIGHT = const(11)
 _A_G4 = const(12)
 A_DEAD = const(13)  # public: the tests walk the menu to it
-_N_ITEMS = const(14)
+A_RESULT = const(14)  # public: the result of a game decided on the board
+_N_ITEMS = const(15)
 # The label of each item, packed (ui_base.copy); then the Canadian overtime items' labels
 _LABELS = (
     b"Lt n"
@@ -73,17 +81,23 @@ _LABELS = (
     b"Addr"
     b"G4  "
     b"dEAd"
+    b"rSLt"  # the result
     b"L c "  # Canadian: moves still to make in the block
     b"r c "
 )
-_CANADIAN = const(6)  # items LbY / rbY in a Canadian game: labels 14 and 15
+_CANADIAN = const(7)  # items LbY / rbY in a Canadian game: labels 15 and 16
 # Right display texts, packed
 _VALUES = (
     b"P   "  # 0: a period (its number after it)
     b"Inc "  # 4: G.4 gives an increment
     b"dLY "  # 8: G.4 gives a delay
     b"PLAY"  # 12: an action: PLAY applies it
+    b" -- "  # 16: the result item: none chosen
+    b"1-0 "  # 20: White won
+    b"0-1 "  # 24: Black won
+    b"1-2 "  # 28: a draw
 )
+_RESULT_NONE = const(0)  # the result item's choice: 0 none, 1 White won, 2 Black, 3 draw
 
 
 class ArbiterMenu(Screen):
@@ -111,7 +125,7 @@ class ArbiterMenu(Screen):
     def _next_item(self, item):
         """The item after `item`; the overtime counters only in byo-yomi / Canadian games."""
         item = (item + 1) % _N_ITEMS
-        if item == _A_LEFT_OT and not self.ui.game.control.ot_count:
+        if item == _A_LEFT_OT and not self.ui.game.ot_mode:
             item = _A_ADD_LEFT
         return item
 
@@ -167,6 +181,13 @@ class ArbiterMenu(Screen):
                 g.finish(E.RESULT_DRAW, _REASON_DEAD, now)
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME
+            if item == A_RESULT and self.value != _RESULT_NONE:
+                v = self.value
+                result = E.RESULT_DRAW if v == 3 else g.win_of(E.WHITE if v == 1 else E.BLACK)
+                if g.finish(result, _REASON_RESULT, now) != E.OK:
+                    return _REQ_BEEP  # refused by the engine: nothing changed
+                ui.go(_S_GAME)
+                return _REQ_LOG_GAME | _REQ_CLEAR_GAME
             self._commit(now)
             ui.go(_S_GAME)
             return _REQ_SAVE_GAME
@@ -182,18 +203,22 @@ class ArbiterMenu(Screen):
         elif item <= _A_RIGHT_MOVES:
             self.value = max(0, min(E.MAX_SET_MOVES, self.value + step * (10 if fast else 1)))
         elif item <= _A_RIGHT_PERIOD:
-            self.value = max(0, min(g.control.last(), self.value + step))
+            high = g.controls[item - _A_LEFT_PERIOD].last()  # the side's own control
+            self.value = max(0, min(high, self.value + step))
         elif item <= _A_RIGHT_OT:
-            self.value = max(1, min(g.control.ot_count, self.value + step * (10 if fast else 1)))
+            high = g.controls[item - _A_LEFT_OT].ot_count
+            self.value = max(1, min(high, self.value + step * (10 if fast else 1)))
         elif item == _A_G4:
             self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
+        elif item == A_RESULT:
+            self.value = (self.value + step) % 4
         return 0
 
     def render(self, now):
         ui = self.ui
         item = self.cursor
         at = 4 * item
-        if _A_LEFT_OT <= item <= _A_RIGHT_OT and ui.game.control.mode == MODE_CANADIAN:
+        if _A_LEFT_OT <= item <= _A_RIGHT_OT and ui.game.mode == MODE_CANADIAN:
             at += 4 * _CANADIAN
         copy(ui.text[0], _LABELS, at)
         right = ui.text[1]
@@ -209,5 +234,7 @@ class ArbiterMenu(Screen):
             number(right, self.value)
         elif item == _A_G4:
             copy(right, _VALUES, 4 if self.g4_kind == BONUS_FISCHER else 8)
+        elif item == A_RESULT:
+            copy(right, _VALUES, 16 + 4 * self.value)
         else:
             copy(right, _VALUES, 12)

@@ -4,14 +4,17 @@ Pure module. The screen the clock spends its life on, in every engine state (rea
 paused, flagged, finished). Its keys (the others do nothing):
 
     state      PLAY     SET short        SET long        MINUS / PLUS
-    ready      -        choose preset    settings        info pages (battery, version)
+    ready      swap     choose preset    settings        info pages (battery, version)
     running    pause    -                -               -
     paused     resume   -                arbiter menu    info pages (moves, periods)
     flagged    -        material entry   arbiter menu    info pages
     finished   -        new game         new game, then settings
 
 The info pages are their own unit (ui_info.InfoPages), drawn here instead of the times while
-one is chosen. Levers act on this screen only (the shell drains them only here).
+one is chosen. Levers act on this screen only (the shell drains them only here). Each side
+shows its own time from the ready screen on (time odds: each its own starting time, so the
+arbiter places the clock by looking at it); PLAY there exchanges the two sides' controls
+(ui.Ui.swap_sides), when they differ.
 
 Rendering is a pure function of the engine state, this screen's state and `now`, and
 allocates nothing (the steady state: it runs at every change of the running clock). It asks
@@ -98,6 +101,8 @@ class GameScreen(Screen):
         if button in (_MINUS, _PLUS):
             return self.info.key(button, kind, now)  # ready, paused, flagged
         if state == E.READY:
+            if button == _PLAY and kind == _SHORT:
+                return ui.swap_sides()
             if button == _SET and kind == _SHORT:
                 ui.open(_S_CHOOSE)
             elif button == _SET and kind == _LONG:

@@ -7,6 +7,8 @@ instead of the times while `page` is not 0. Pages (0 = the times):
 
     ready           1  `bA nn` battery %   |  `P  n` number of periods (byo-yomi and
                                               Canadian: the overtime counter, `bY n`/`c nn`)
+                                              of the right side's control (time odds: each
+                                              side's starting time is on the time page)
                     2  `UEr `              |  the firmware version (version.py) in digits:
                                               ` 010` is 0.1.0 (see _VERSION)
     paused/flagged  1  `n nn` moves completed, each side
@@ -72,17 +74,17 @@ class InfoPages(Screen):
         if g.state == E.READY:
             if self.page == 1:
                 number(text[0], self.ui.battery_pct, _LABELS, 0)
-                if g.control.ot_count:
+                if g.ot_mode:
                     overtime_count(text[1], g, 1)
                 else:
-                    number(text[1], g.control.last() + 1, _LABELS, 4)
+                    number(text[1], len(g.controls[1].periods), _LABELS, 4)  # the right's
             else:
                 copy(text[0], _LABELS, 12)
                 copy(text[1], _VERSION)
         elif self.page == 1:
             for side in (0, 1):
                 number(text[side], g.moves[side], _LABELS, 8)
-        elif g.control.ot_count:
+        elif g.ot_mode:
             for side in (0, 1):
                 overtime_count(text[side], g, side)
         else:

@@ -7,7 +7,9 @@ Pure module. Opened from the flagged game screen (SET short).
     `OPP ` + choice     the opponent's army (material.OPP_*): `PrQ `, `  h `, `  n `, `  b `,
                         ` nn `, ` nb `, `b-b `, `bb= `, `nnn `, `dEAd`
     `Pnbr`/`Pnb `/`P   ` + ` YES`/`  no`   the question (material.ASK_*)
-    `  1 `/`  0 `, `1-2 `                  the result: PLAY or SET records it
+    `  1 `/`  0 `, `1-2 `                  the result: PLAY or SET records it (a draw
+                                           under draw odds shows, and records, the win of
+                                           the colour that has them: engine.finish)
 
     PLAY / SET short   confirm           SET long   back to the game (nothing recorded)
     MINUS / PLUS       change the answer (on the result: back to the entry)
@@ -107,10 +109,12 @@ class MaterialEntry(Screen):
 
     def render(self, now):
         if self.flag_result:
+            g = self.ui.game
             if self.flag_result == material.LOSS:
-                self.put_result(1 if self.ui.game.first_flag == 0 else 0)
-            else:
-                self.put_result(2)
+                self.put_result(1 if g.first_flag == 0 else 0)
+            else:  # a draw, or with draw odds the win of their colour (engine.draw_result)
+                r = g.draw_result()
+                self.put_result(2 if r == E.RESULT_DRAW else (0 if r == E.RESULT_LEFT_WINS else 1))
             return
         if self.asking:
             q = material.question(self.choice, self.ui.settings["rules"])

@@ -18,7 +18,8 @@ This tool owns turning those files into, per game, in --out (default ./games):
   gNNN.pgn   the game with one clock comment per half-move, {[%clk H:MM:SS]} (with
              --moves, the scoresheet's game with [%clk] and [%emt] on its moves),
   gNNN.csv   ply, side, colour, move_no, used_ms, left_ms, clk (and overtime in byo-yomi
-             and Canadian games),
+             and Canadian games; and control, the mover's TimeControl as the PGN tag
+             writes it, in games with time odds),
   gNNN.png   both players' remaining time per move,
 and all.pgn, every exported game in one file, oldest first (the numbers wrap round at
 999, so the order is worked out from the gap in the numbering, as the clock does).
@@ -67,14 +68,16 @@ from game_record import (  # noqa: F401  (the names this tool has always offered
     clock_text,
     game_rows,
     parse_game,
+    time_odds,
 )
-from pgn_headers import movesless_tags, tag_line
+from pgn_headers import colour_time_control, movesless_tags, tag_line
 from pgn_scoresheet import decode, read_sheets
 
 GAME_NAME = re.compile(r"g\d{3}\.json")
 TMP_NAME = re.compile(r"g\d{3}\.json\.tmp")  # a record a power cut left before its rename
 CSV_FIELDS = ("ply", "side", "colour", "move_no", "used_ms", "left_ms", "clk")
 OVERTIME_FIELD = "overtime"  # CSV column of byo-yomi / Canadian games
+CONTROL_FIELD = "control"  # CSV column of games with time odds: the mover's TimeControl
 SPAN = 1000  # the clock numbers its logs 000..999, then wraps
 PGN_LINE = 79  # PGN export format keeps movetext lines under 80 characters
 PLOT_SIZE_IN = (8.0, 4.5)
@@ -124,14 +127,19 @@ def pgn_text(game, name, null_moves=False):
 
 
 def csv_text(game):
-    """CSV with a header row and one row per half-move."""
+    """CSV with a header row and one row per half-move (the module doc has the columns)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     rows = game_rows(game)
     overtime = any(r.overtime >= 0 for r in rows)
-    writer.writerow(CSV_FIELDS + ((OVERTIME_FIELD,) if overtime else ()))
+    odds = time_odds(game)
+    controls = {c: colour_time_control(game, c) for c in COLOURS} if odds else {}
+    writer.writerow(
+        CSV_FIELDS + ((OVERTIME_FIELD,) if overtime else ()) + ((CONTROL_FIELD,) if odds else ())
+    )
     for r in rows:
-        writer.writerow(tuple(r) if overtime else tuple(r)[: len(CSV_FIELDS)])
+        row = tuple(r) if overtime else tuple(r)[: len(CSV_FIELDS)]
+        writer.writerow(row + ((controls[r.colour],) if odds else ()))
     return buf.getvalue()
 
 

@@ -10,7 +10,15 @@ increment included. All times are integer milliseconds. In byo-yomi and Canadian
 row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
 periods left / the Canadian moves still to make in the block after the move (left_ms is
 then the period's time / the time left in the block). "id" (absent in older files) ties the
-record to the clock's saved game state; the export does not need it. A game resumed after a
+record to the clock's saved game state; the export does not need it.
+
+Since issue 16 (time odds) a record also has, before "moves":
+  "controls": {"white": C, "black": C}   the control each colour played under, C in the
+      settings' form {"mode": 0..4, "periods": [[time_s, moves, bonus_kind, bonus_s], ...]
+      [, "overtime": [count, time_s]]} (firmware/settings.py); with time odds they differ;
+  "draw_odds": "white" | "black"         the colour the control gave a draw to;
+  "drawn_by": "<reason>"                 with reason "draw odds": how the game was drawn.
+Older records have none of them (control_of() then returns None). A game resumed after a
 power cut holds every move, before and after the cut; a game of more than 600 half-moves
 keeps its newest 600 (engine.LOG_CAPACITY), so its first row is then not move 1.
 
@@ -83,6 +91,7 @@ def parse_game(text):
         )
     if not isinstance(game["moves"], list):
         raise GameError("'moves' is not a list")
+    _check_odds(game)
     for i, move in enumerate(game["moves"]):
         if not (isinstance(move, list) and len(move) in (4, 5) and all(_is_int(v) for v in move)):
             raise GameError(
@@ -92,6 +101,43 @@ def parse_game(text):
         if side not in (0, 1) or move_no < 0 or used_ms < 0 or min(move[4:] + [0]) < 0:
             raise GameError("move %d is out of range: %r" % (i + 1, move))
     return game
+
+
+def _check_control(c, what):
+    if not (isinstance(c, dict) and _is_int(c.get("mode")) and isinstance(c.get("periods"), list)):
+        raise GameError("%s is not a control {mode, periods[, overtime]}: %r" % (what, c))
+    for p in c["periods"]:
+        if not (isinstance(p, list) and len(p) == 4 and all(_is_int(v) for v in p)):
+            raise GameError("%s has a period that is not 4 ints: %r" % (what, p))
+    ot = c.get("overtime")
+    if ot is not None and not (isinstance(ot, list) and len(ot) == 2 and all(map(_is_int, ot))):
+        raise GameError("%s has an overtime that is not [count, time_s]: %r" % (what, ot))
+
+
+def _check_odds(game):
+    """The keys of issue 16 (see the module doc), where present."""
+    controls = game.get("controls")
+    if controls is not None:
+        if not isinstance(controls, dict):
+            raise GameError("'controls' is not an object")
+        for colour in COLOURS:
+            _check_control(controls.get(colour), "controls.%s" % colour)
+    if game.get("draw_odds", "white") not in COLOURS:
+        raise GameError("'draw_odds' must be 'white' or 'black', not %r" % game["draw_odds"])
+    if not isinstance(game.get("drawn_by", ""), str):
+        raise GameError("'drawn_by' is not a string")
+
+
+def control_of(game, colour):
+    """The control `colour` ("white" / "black") played under, as the record has it (the
+    settings' form), or None for a record from before issue 16."""
+    controls = game.get("controls")
+    return None if controls is None else controls[colour]
+
+
+def time_odds(game):
+    """True when the record says the two colours played under different controls."""
+    return control_of(game, "white") != control_of(game, "black")
 
 
 def game_rows(game):

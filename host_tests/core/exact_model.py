@@ -25,6 +25,8 @@ Actions (dt_us, kind, arg): the clock runs dt_us more, then `kind`:
   keeps the us the side holds), resume 1 s later;
 - "set": pause as above, the arbiter sets the side on move to 1 + arg % 90 s (exactly that),
   resume 1 s later.
+Time odds: the model plays each side under its own control (a timecontrol.Odds), so the
+conservation check above is per side, start + given - spent under that side's control.
 Instants are us since the game's start, which is at `base_us` on the shell's clock (any us
 of a ms); the engine gets the instant base_us + t as its ms and its us.
 """
@@ -38,6 +40,7 @@ from timecontrol import (
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
     MODE_UPCOUNT,
+    sides_of,
 )
 
 US = 1000
@@ -49,24 +52,28 @@ class Model:
     `flag[s]`: the instant its flag fell, or None."""
 
     def __init__(self, control, inc_before, transition, freeze):
-        self.c = control
-        self.mode = control.mode
+        left, right, _draw_odds = sides_of(control)
+        self.cs = (left, right)  # each side's own control (time odds)
+        self.mode = left.mode
         self.transition = transition
         self.freeze = freeze
-        first = control.periods[0]
-        self.ot_mode = control.ot_count > 0
-        start = first[0] * US
-        fischer = first[2] == BONUS_FISCHER
-        if inc_before and fischer and self.mode in (MODE_COUNTDOWN, MODE_BYOYOMI):
-            start += first[3] * US
-        if self.mode == MODE_UPCOUNT:
-            start = 0
+        self.ot_mode = left.ot_count > 0
         self.over = [False, False]  # in overtime (byo-yomi / Canadian)
-        self.ot = [control.ot_count, control.ot_count]
-        if self.ot_mode and first[0] == 0:
-            self.over = [True, True]
-            start = control.ot_ms * US
-        self.left = [start, start]
+        self.ot = [left.ot_count, right.ot_count]
+        self.left = [0, 0]
+        for s in (0, 1):
+            c = self.cs[s]
+            first = c.periods[0]
+            start = first[0] * US
+            fischer = first[2] == BONUS_FISCHER
+            if inc_before and fischer and self.mode in (MODE_COUNTDOWN, MODE_BYOYOMI):
+                start += first[3] * US
+            if self.mode == MODE_UPCOUNT:
+                start = 0
+            if self.ot_mode and first[0] == 0:
+                self.over[s] = True
+                start = c.ot_ms * US
+            self.left[s] = start
         self.period = [0, 0]
         self.moves = [0, 0]
         self.flag = [None, None]
@@ -74,7 +81,7 @@ class Model:
         self.stopped = False  # both clocks frozen by a flag
 
     def bonus(self, s):
-        p = self.c.periods[1 if self.over[s] else self.period[s]]
+        p = self.cs[s].periods[1 if self.over[s] else self.period[s]]
         return p[2], p[3] * US
 
     def run(self, s, t, d):
@@ -107,17 +114,17 @@ class Model:
             self.into += need
             if self.ot_mode and not self.over[s]:
                 self.over[s] = True  # main time over: the first period / block starts
-                self.left[s] = self.c.ot_ms * US
+                self.left[s] = self.cs[s].ot_ms * US
             elif self.ot_mode and mode == MODE_BYOYOMI and self.ot[s] > 1:
                 self.ot[s] -= 1  # a period used up: the next starts at once
-                self.left[s] = self.c.ot_ms * US
+                self.left[s] = self.cs[s].ot_ms * US
             elif (
                 not self.ot_mode
                 and self.transition == E.TRANSITION_FLAG
-                and self.period[s] < self.c.last()
+                and self.period[s] < self.cs[s].last()
             ):
                 self.period[s] += 1  # the period's time is over: the next one is granted
-                self.left[s] = self.c.periods[self.period[s]][0] * US
+                self.left[s] = self.cs[s].periods[self.period[s]][0] * US
             else:
                 self.flag[s] = t + done
                 if self.freeze or self.flag[1 - s] is not None:
@@ -142,12 +149,12 @@ class Model:
         mode = self.mode
         if self.over[s]:
             if mode == MODE_BYOYOMI:
-                self.left[s] = self.c.ot_ms * US  # within the period: full again
+                self.left[s] = self.cs[s].ot_ms * US  # within the period: full again
             else:
                 self.ot[s] -= 1
                 if self.ot[s] == 0:
-                    self.ot[s] = self.c.ot_count  # a new block, unused time not carried
-                    self.left[s] = self.c.ot_ms * US
+                    self.ot[s] = self.cs[s].ot_count  # a new block, unused time not carried
+                    self.left[s] = self.cs[s].ot_ms * US
             return 0
         if mode in (MODE_COUNTDOWN, MODE_BYOYOMI):
             kind, amount = self.bonus(s)
@@ -158,11 +165,11 @@ class Model:
         p = self.period[s]
         if (
             self.transition == E.TRANSITION_MOVES
-            and p < self.c.last()
-            and self.moves[s] == self.c.ends[p]
+            and p < self.cs[s].last()
+            and self.moves[s] == self.cs[s].ends[p]
         ):
             self.period[s] = p + 1
-            given += self.c.periods[p + 1][0] * US
+            given += self.cs[s].periods[p + 1][0] * US
         self.left[s] += given
         return given
 
@@ -188,11 +195,11 @@ class Referee:
         self.running = -1
         self.spent = [0, 0]  # exact sum of the intervals each side's clock ran
         self.given = [self.m.left[0], self.m.left[1]]  # start + bonuses + periods
-        self.plain = (
-            control.mode == MODE_COUNTDOWN
-            and not control.ot_count
-            and control.periods[0][2] not in (BONUS_DELAY, BONUS_BRONSTEIN)
-            and transition == E.TRANSITION_MOVES
+        self.plain = transition == E.TRANSITION_MOVES and all(
+            c.mode == MODE_COUNTDOWN
+            and not c.ot_count
+            and c.periods[0][2] not in (BONUS_DELAY, BONUS_BRONSTEIN)
+            for c in self.m.cs
         )
         self.corrected = False  # an arbiter correction: start + given - spent no longer holds
         self.rows = []  # per logged half-move: (side, exact used, exact left after it)

@@ -20,6 +20,7 @@ from timecontrol import (
     TimeControl,
     TimeControlError,
     from_seconds,
+    sides_of,
 )
 
 T0 = 1_000_000_000  # close to the 2**30 small-int limit on purpose
@@ -894,7 +895,8 @@ class Presets(unittest.TestCase):
         for i in range(presets.COUNT):
             c = presets.control(i)
             self.assertTrue(len(presets.code(i)) <= 4)
-            self.assertTrue(c.describe())
+            for side in sides_of(c)[:2]:  # a control with time odds: each side's
+                self.assertTrue(side.describe())
 
     def test_fide_classical(self):
         c = presets.control(0)

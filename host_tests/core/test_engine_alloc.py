@@ -8,7 +8,15 @@ import engine as E
 import micropython
 import presets
 from monoclock import MonoClock
-from timecontrol import BONUS_FISCHER, MODE_BYOYOMI, MODE_CANADIAN, from_seconds
+from timecontrol import (
+    BONUS_FISCHER,
+    MODE_BYOYOMI,
+    MODE_CANADIAN,
+    MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    Odds,
+    from_seconds,
+)
 
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -88,6 +96,35 @@ class NoAllocation(unittest.TestCase):
     def test_no_bonus_three_periods(self):
         self.check_preset(13)
 
+    # Time odds (issue 16): each side's control looked up on the hot path, still no allocation
+    def test_armageddon_5_v_4_into_the_increment(self):
+        g, events = self.check_control(presets.control(19), 200, step_ms=1_000)
+        self.assertTrue(events & E.EV_PERIOD)  # both passed move 60
+        self.assertEqual((g.period[0], g.period[1]), (1, 1))
+
+    def test_armageddon_10_v_7(self):
+        self.check_preset(20)
+
+    def test_odds_of_every_bonus(self):
+        left = from_seconds(
+            MODE_COUNTDOWN, [[600, 30, 1, 3], [300, 0, 2, 5]]
+        )  # Fischer, Bronstein
+        right = from_seconds(MODE_COUNTDOWN, [[900, 0, 3, 5]])  # delay
+        self.check_control(Odds(left, right, 2), 200, inc_before=True)
+
+    def test_odds_hourglass(self):
+        hourglass = [from_seconds(MODE_HOURGLASS, [[s, 0, 0, 0]]) for s in (90, 600)]
+        self.check_control(Odds(*hourglass), 200)
+
+    def test_odds_byoyomi_and_canadian(self):
+        left = from_seconds(MODE_BYOYOMI, [[2, 0, BONUS_FISCHER, 1]], overtime=[99, 1])
+        right = from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[50, 3])
+        g, events = self.check_control(Odds(left, right), 150)
+        self.assertTrue(events & E.EV_PERIOD)
+        left = from_seconds(MODE_CANADIAN, [[2, 0, 0, 0]], overtime=[3, 4])
+        right = from_seconds(MODE_CANADIAN, [[0, 0, 0, 0]], overtime=[5, 9])
+        self.check_control(Odds(left, right), 200)
+
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
 class OvertimeFrames(unittest.TestCase):
@@ -129,6 +166,12 @@ class OvertimeFrames(unittest.TestCase):
     def test_canadian(self):
         g = self.check(from_seconds(MODE_CANADIAN, [[0, 0, 0, 0]], overtime=[2, 30]), 37)
         self.assertTrue(g.moves[0] + g.moves[1] >= 15)  # blocks of 2 moves renewed
+
+    def test_byoyomi_with_odds(self):
+        left = from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[9, 12])
+        right = from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[4, 40])
+        g = self.check(Odds(left, right, 2), 150)
+        self.assertTrue(g.ot_left[0] < 9)
 
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")

@@ -395,6 +395,22 @@ class PowerCut(unittest.TestCase):
         snap = h.snapshot()  # saved again: version 3, us parts 0
         self.assertEqual((snap[0], len(snap), snap[26:]), (3, 29, [0, 0, 0]))
 
+    def test_a_g4_delay_comes_back_with_the_saved_game(self):
+        # Appendix G.4's 5 s delay is the game's bonus from then on, restored or not.
+        g = E.Game(from_seconds(0, [[240, 0, 0, 0]]))
+        g.press(LEFT, T0, 0)
+        g.press(RIGHT, T0 + 130_000, 250)  # right: 109 999.750 ms
+        g.press(LEFT, T0 + 131_000, 0)
+        g.pause(T0 + 131_000)
+        self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0 + 131_000), E.OK)
+        h = E.Game(g.control)
+        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        h.resume(1_000)
+        self.assertEqual(h.delay_left(RIGHT, 3_000), 3_000)
+        self.assertEqual(h.remaining(RIGHT, 3_000), 110_000)  # the delay runs first
+        self.assertEqual(h.remaining_exact(RIGHT, 7_000), (108_999, 750))
+        self.assertEqual(h.deadline_exact(), (1_000 + 5_000 + 109_999, 750))
+
     def test_bad_us_parts_are_refused(self):
         g, _t = self.played()
         g.pause(T0 * 2)

@@ -409,12 +409,18 @@ class Session:
         self.t = 0.0
         self.boots += 1
 
+    def usb_write(self, data):
+        """Bytes from the USB host, as a serial monitor or mpremote sends them: queued into
+        the emulated CDC as it has room, while the board runs (the next run_to)."""
+        self._ask(op="usb", hex=bytes(data).hex())
+
     # -- outputs
     def repl(self, code, timeout_ms=20_000):
         """Stop main.py (Ctrl-C, the first time: the app hands the board over at the ready
         screen or after a result, not during a game) and run `code` in the raw REPL; returns
         what it printed. ChipError if it raised (with its traceback) or the app refused."""
         answer = self._ask(op="repl", code=code, timeout_ms=timeout_ms)
+        self.t = max(self.t, answer["now_ns"] / MS)  # the exchange ran the board on
         if answer["err"]:
             raise ChipError("on the chip: %s\n%s" % (answer["err"], answer["out"]))
         return answer["out"]

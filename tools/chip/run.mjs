@@ -238,15 +238,29 @@ class Session {
     }
     if (!alive) throw new Error(`the board restarted (${board.resetReason}); power-cycle it`);
     switch (req.op) {
-      case 'run':
-        this.pump();
-        board.runUntil(Math.round(req.until_ms * MS));
+      case 'run': {
+        const until = Math.round(req.until_ms * MS);
+        // Host bytes still queued go in as the CDC FIFO takes them, a slice per ms.
+        while (this.outQueue && this.outQueue.length && board.nanos < until) {
+          this.pump();
+          board.runUntil(Math.min(until, board.nanos + MS));
+        }
+        board.runUntil(until);
         return { now_ns: board.nanos, reset: board.resetReason };
+      }
       case 'pin':
         this.pin(req);
         return {};
-      case 'repl':
-        return this.repl(req);
+      case 'repl': {
+        const entry = this.repl(req);
+        entry.now_ns = board.nanos; // the REPL's exchange ran the board on
+        return entry;
+      }
+      case 'usb':
+        // Bytes from the USB host (hex), queued into the CDC FIFO as it has room.
+        this.write(Buffer.from(req.hex, 'hex'));
+        this.pump();
+        return {};
     }
     throw new Error(`unknown request ${JSON.stringify(req)}`);
   }

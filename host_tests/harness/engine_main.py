@@ -1,0 +1,1050 @@
+"""FROZEN COPY of firmware/engine.py as it stood in main just before issue 16 (time odds)
+landed: the engine exact to the microsecond of issue 21 (commit 4eec282). Not firmware: only
+host_tests/test_engine_odds_properties.py imports it, to prove that a control the same for
+both sides behaves exactly as before per-side controls existed. Never edit it to follow
+the firmware; its own docstring follows unchanged.
+
+The game engine: both players' clocks under FIDE article 6, driven by timestamped events.
+
+Pure module. Nothing here reads a clock: every call takes the instant `now` (or `at`) as an
+integer number of milliseconds on a monotonic clock that the shell keeps (it starts at 0 at
+power-up and is re-based long before 2**30, so it stays a small int on a 32-bit port), and a
+lever press also its microsecond within that ms (`press(side, at, at_us)`). So the same code
+runs on the board, in the tests and in the simulator.
+
+Sides are physical: 0 = left, 1 = right. The first lever press starts the *other* side's
+clock (the player with Black starts White's clock, 6.5), so `white` is known from then on.
+
+Exact to the microsecond. Every instant and every amount of time the engine keeps is a pair
+of small ints: whole ms and a us part 0..999 (value = ms * 1000 + us; the us part is
+floor-normalised, so -1.5 ms is (-2, 500)). Per side the pairs are two arrays (`main` +
+`main_us`, `flag_at` + `flag_us`), else two attributes (`turn_start` + `turn_us`,
+`paused_elapsed` + `paused_us`, `last_event` + `last_us`). A move is charged the exact interval
+between its two lever stamps (the hard IRQ's `ticks_us`, monoclock.py puts them on the ms
+grid without losing a us), so a side's time is its start time minus the exact sum of its
+intervals plus its bonuses, however long the game.
+Why pairs: a single us count passes 2**30 (the small-int limit of a 32-bit port) after
+17.9 min, of uptime or of a player's time, and a big int allocates; the ms part of a 24 h
+time or of a 12-day instant stays far below 2**30. Why not whole ms with each press rounded
+(the engine before issue 21): a side's time was then the sum of `round(end) - round(start)`
+over its turns, and those rounding errors do not cancel (the ends of one side's turns are the
+starts of the other's): they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms
+after 50 moves, enough to decide which flag falls first in a long game's scramble. Nothing
+here depends on both sides sharing one control: a control per side (time odds) only changes
+where `bonus_kind` / `bonus_ms` and the period times are looked up.
+
+Rounding happens only where a number leaves the engine:
+- `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
+  *down*), for the instant `now`.000 (the earliest instant a reading of the ms clock can stand
+  for), or the last event when that is later. The countdown display rounds up again
+  (timefmt.py), so it never shows less than the exact time left, and shows zero exactly when
+  the flag has fallen.
+- `deadline()` is the first whole ms at or after the exact deadline: `tick(now)` flags once
+  `now` reaches it. The flag itself falls at the exact us (`flag_at` + `flag_us`): a press
+  stamped 1 us before it counts, one stamped at it does not; so two flags within one ms are
+  ordered as they fell.
+- The move log keeps whole ms, each value rounded to the nearest from its own exact value:
+  the time a move took and the time left after it are within 0.5 ms of exact at every move,
+  and the errors never accumulate (no value is computed from another rounded one).
+`remaining_exact()` and `deadline_exact()` give the pairs themselves (tuples: they allocate;
+for tests and tools, not the hot path).
+
+Contracts:
+- `press(side, at, at_us)` and `tick(now)` must be fed in timestamp order: the shell drains
+  every lever stamp taken before its reading `now` before it calls `tick(now)`, which
+  processes the deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that us).
+  Pauses, resumes and the arbiter's actions come from buttons polled at a reading of the
+  clock: they happen at `at`.000, their effect on the times stays exact. A press stamped
+  before the flag
+  deadline counts even when it is processed after the deadline; a flag falls at the exact
+  deadline, however late the tick that notices it. An instant before the last event is
+  taken as the last event (a stamp is never earlier than what has already happened).
+- Main times are never negative.
+- The times shown are piecewise linear in `now` (1 ms per ms): only an event inside the ms
+  `now` (a press stamped after `now`.000) bends them before `now` + 1, so a caller that
+  predicts the next change of the display from `remaining(now)` and `remaining(now + 1)`
+  looks again at `now` + 1 after such a press (app.py does).
+- The hot path (`press`, `tick`, `remaining`, `deadline`, `delay_left`) allocates nothing:
+  state lives in preallocated arrays and the move log is a fixed ring; pairs are computed in
+  scratch attributes, never returned as tuples (host_tests/core/test_engine_alloc.py proves it
+  under MicroPython with heap_lock).
+
+Default rule choices (each is an option of `Game`):
+- Fischer increment is added after the move is completed (the seed text on loss on time:
+  "the increment is added after the move is made"); `inc_before=True` instead adds one
+  increment to both clocks at the start and then after each move, so the first increment is
+  visible at the start, as some clocks and US Chess do.
+- `transition=TRANSITION_MOVES`: the next period's time is granted when the player completes
+  the period's last required move. `TRANSITION_FLAG`: it is granted when the period's time runs
+  out; a flag marker (with the move count at that instant) is kept for the arbiter (6.3).
+- `freeze=True` (FIDE): at a flag both clocks stop and the game waits for the arbiter's
+  ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
+  time, and a second flag is recorded; which fell first is always known (6.11).
+- A flag in any period that is not passed by a flag-fall transition is a real flag.
+- No time ever reaches a fallen flag, in any mode, except by the arbiter (`set_time`,
+  `add_time`): no increment, Bronstein refund, next period or hourglass gain; Appendix G.4
+  is refused once a flag has fallen.
+- Hourglass: the opponent gains exactly what the mover loses, so the two clocks never hold
+  more than at the start; once the mover's clock is at zero the opponent gains nothing more.
+  An arbiter correction while paused first folds the paused move into both clocks, so
+  correcting one side never moves the other's time.
+- Byo-yomi (timecontrol.MODE_BYOYOMI: main time, then N periods of T): when the main time
+  runs out the first period starts at that instant (a deadline event, EV_PERIOD); a move
+  completed within a period keeps it and the period is full again (T) for the next move; a
+  period that runs out is used up at its exact instant and the next starts at once
+  (EV_PERIOD, `ot_left` one less); when the last runs out the flag falls (`ot_left` stays 1:
+  the period that ran out). The move that was running when the main time ran out counts in
+  the first period. A Fischer increment of the main time is added only for moves completed
+  in main time (`inc_before` adds the first one at the start, as in a countdown).
+- Canadian (MODE_CANADIAN: main time, then blocks of M moves in T): when the main time runs
+  out the first block starts at that instant, and the move being played is its first move.
+  Each move completed in overtime lowers `ot_left`; the M-th starts a new full block of T
+  (EV_PERIOD; unused time is not carried). The flag falls when a block's time runs out
+  first; `ot_left` then still says how many moves were missing.
+- In both, a pause stops the period / block where it is (6.12); the flag option (`freeze`)
+  and the no-time-to-a-fallen-flag rule apply as in a countdown; `transition` and Appendix
+  G.4 do not apply. The arbiter corrects the phase with `set_period` (0 main time, 1
+  overtime), the periods left / moves to make with `set_overtime`, and the time left in the
+  main time, the period or the block with `set_time`.
+- `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
+  less than this long ago is ignored. Both levers slapped at once are one press: the first
+  stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
+  move that would collect an increment.
+"""
+
+from array import array
+
+from micropython import const
+from timecontrol import (
+    BONUS_BRONSTEIN,
+    BONUS_DELAY,
+    BONUS_FISCHER,
+    BONUS_NONE,
+    MODE_BYOYOMI,
+    MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    MODE_UPCOUNT,
+)
+
+# States
+READY = const(0)  # set up, nobody has pressed yet
+RUNNING = const(1)  # one clock runs (`running`)
+PAUSED = const(2)  # stopped by the arbiter / a player (6.12); `running` is the side on move
+FLAGGED = const(3)  # a flag fell with freeze on: frozen, result pending the arbiter
+FINISHED = const(4)  # result confirmed
+
+TRANSITION_MOVES = const(0)
+TRANSITION_FLAG = const(1)
+
+# Event bits returned by press() and tick()
+EV_START = const(1)  # the first press started White's clock
+EV_MOVE = const(2)  # a move was completed and the other clock started
+EV_FLAG = const(4)  # a flag fell (see first_flag / flag_at)
+EV_PERIOD = const(8)  # a side entered its next period (passed a time control); in byo-yomi
+# and Canadian modes: overtime began, a byo-yomi period was used up, a new block began
+EV_MARKER = const(16)  # ... by a flag-fall transition: a flag marker was recorded
+
+# Results (set by finish())
+RESULT_NONE = const(0)
+RESULT_LEFT_WINS = const(1)
+RESULT_RIGHT_WINS = const(2)
+RESULT_DRAW = const(3)
+
+# Arbiter action error codes
+OK = const(0)
+ERR_STATE = const(1)  # not allowed in this state (most corrections need a paused clock)
+ERR_RANGE = const(2)  # a value out of range (negative time, unknown period, ...)
+ERR_SIDE = const(3)  # side is not 0 or 1
+ERR_NOT_APPLICABLE = const(4)  # the rule does not apply here (e.g. G.4 with an increment)
+
+# Arbiter log action codes
+ACT_PAUSE = const(1)
+ACT_RESUME = const(2)
+ACT_SET_TIME = const(3)
+ACT_ADD_TIME = const(4)
+ACT_SET_MOVES = const(5)
+ACT_SET_PERIOD = const(6)
+ACT_G4 = const(7)
+ACT_FINISH = const(8)
+ACT_SET_OVERTIME = const(9)
+
+ARBITER_LOG_CAPACITY = const(64)  # newest pauses/corrections kept (older ones are dropped)
+LOG_CAPACITY = const(600)  # half-moves kept in the move log (a ring: the oldest go first)
+MAX_SET_MS = const(86_400_000)  # 24 h: the largest time an arbiter may set
+MAX_SET_MOVES = const(999)
+SNAPSHOT_VERSION = const(3)  # 3: + the us parts; 2: + ot_left; 1 and 2 are still restored
+_SNAP_LEN = const(29)
+_SNAP_LEN_V2 = const(26)
+_SNAP_LEN_V1 = const(24)
+G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
+G4_BONUS_MS = const(5_000)
+G4_EXTRA_MS = const(120_000)
+_INT32 = const(0x7FFFFFFF)  # the log's "i" arrays hold 32-bit ints
+_US = const(1000)  # us per ms: the us part of a pair is 0.._US - 1
+_HALF_MS = const(500)  # the move log rounds a us part of at least this up
+
+
+def _zeros(typecode):
+    return array(typecode, (0 for _ in range(LOG_CAPACITY)))
+
+
+class Game:
+    """One game on a two-sided clock. Read the public attributes, change them only through
+    the methods. `main[s]` ms + `main_us[s]` us is side s's main time at the start of its
+    current move (the stopwatch: the time used before it)."""
+
+    def __init__(
+        self, control, freeze=True, inc_before=False, transition=TRANSITION_MOVES, min_move_ms=0
+    ):
+        self.main = array("i", (0, 0))
+        self.main_us = array("h", (0, 0))  # + us (0..999): main is exact to the us
+        self.moves = array("i", (0, 0))  # completed moves per side
+        self.period = array("i", (0, 0))  # current period index per side
+        self.flagged = array("b", (0, 0))  # 1 once the side's flag fell
+        self.flag_at = array("i", (0, 0))  # instant of that flag (ms) ...
+        self.flag_us = array("h", (0, 0))  # ... + us (0..999)
+        self.markers = array("i", (0, 0))  # bit p set: period p ended by a flag-fall transition
+        self.marker_moves = array("i", (-1, -1))  # moves completed at the last marker
+        self.passed_at = array("i", (0, 0))  # instant (ms) the side entered its current period
+        # byo-yomi: periods left, the current one included; Canadian: moves still to make in
+        # the current block (the first block's while in main time); 0 in the other modes
+        self.ot_left = array("i", (0, 0))
+        self.log_move = _zeros("H")  # side | move_no << 1
+        self.log_used = _zeros("i")  # ms the move took (wall time), nearest to exact
+        self.log_left = _zeros("i")  # ms left after it, bonus included, nearest to exact
+        self.log_ot = _zeros("B")  # ot_left after it while in overtime, 0 in main time
+        self.arbiter_log = []  # (at, action, side, value) tuples: not on the hot path
+        self.min_move_ms = min_move_ms  # presses sooner after the clock started are ignored
+        # Scratch pairs (ms, us), so that the hot path computes pairs without a tuple:
+        self._em = self._eu = 0  # _elapsed(): time the current move has run
+        self._om = self._ou = 0  # _offset(): how much less than main a side holds
+        self._rm = self._ru = 0  # _left(): a side's exact time
+        self._dm = self._du = 0  # _deadline(): the running side's exact deadline
+        self.reset(control, freeze, inc_before, transition)
+
+    # ----------------------------------------------------------------- setup
+    def reset(self, control, freeze=None, inc_before=None, transition=None):
+        """Start over with `control` (options keep their values unless given)."""
+        self.control = control
+        if freeze is not None:
+            self.freeze = bool(freeze)
+        if inc_before is not None:
+            self.inc_before = bool(inc_before)
+        if transition is not None:
+            self.transition = transition
+        first = control.periods[0]
+        mode = control.mode
+        upcount = mode == MODE_UPCOUNT
+        fischer_first = self.inc_before and first[2] == BONUS_FISCHER
+        for s in (0, 1):
+            self.main[s] = 0 if upcount else first[0]
+            self.main_us[s] = 0
+            if fischer_first and (mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI):
+                self.main[s] += first[3]
+            self.moves[s] = 0
+            self.period[s] = 0
+            self.ot_left[s] = control.ot_count
+            if control.ot_count and first[0] == 0:
+                self.period[s] = 1  # no main time: overtime from the first move
+                self.main[s] = control.ot_ms
+            self.flagged[s] = 0
+            self.flag_at[s] = 0
+            self.flag_us[s] = 0
+            self.markers[s] = 0
+            self.marker_moves[s] = -1
+            self.passed_at[s] = 0
+        # A simple delay can apply (a countdown with a delay period; G.4's delay sets it too):
+        # without one the hot path never asks bonus_kind().
+        self._delay = mode == MODE_COUNTDOWN and any(p[2] == BONUS_DELAY for p in control.periods)
+        self.state = READY
+        self.running = -1  # side whose clock runs (or was running when paused / flagged)
+        self.white = -1  # side playing White, known at the first press
+        self.turn_start = 0  # when the running side's current move began (ms) ...
+        self.turn_us = 0  # ... + us
+        self.paused_elapsed = 0  # ms of the current move already used when paused ...
+        self.paused_us = 0  # ... + us
+        self.first_flag = -1
+        self.first_passed = -1  # side that passed a time control first
+        self.override_bonus = BONUS_NONE  # Appendix G.4 bonus for the rest of the game
+        self.override_ms = 0
+        self.g4_applied = False
+        self.result = RESULT_NONE
+        self.reason = 0
+        self.log_count = 0  # half-moves ever logged (the ring holds the last LOG_CAPACITY)
+        # Opaque number the shell gives this game (0 = none yet): the saved state and the
+        # archived record both carry it (archive.py). Not part of snapshot().
+        self.ident = 0
+        # Instant of the last state change (ms + us); earlier instants are taken as it.
+        self.last_event = 0
+        self.last_us = 0
+        self.arbiter_log = []
+
+    # ------------------------------------------------------------ queries
+    def bonus_kind(self, side):
+        """Kind of the per-move bonus side `side` currently plays with (G.4 overrides)."""
+        if self.override_bonus != BONUS_NONE:
+            return self.override_bonus
+        return self.control.periods[self.period[side]][2]
+
+    def bonus_ms(self, side):
+        """Amount in ms of that bonus."""
+        if self.override_bonus != BONUS_NONE:
+            return self.override_ms
+        return self.control.periods[self.period[side]][3]
+
+    def _elapsed(self, at, at_us):
+        """(_em, _eu) := how long the current move has run at the instant at.at_us (taken as
+        the last event when it is before it): the running clock's time since its turn
+        started, the paused move's time, else 0."""
+        m = 0
+        u = 0
+        if self.state == RUNNING:
+            if not self._later(at, at_us):
+                at = self.last_event  # e.g. now.000 of a ms in which a press came
+                at_us = self.last_us
+            m = at - self.turn_start
+            u = at_us - self.turn_us
+            if u < 0:
+                u += _US
+                m -= 1
+            if m < 0:
+                m = 0
+                u = 0
+        elif self.state == PAUSED:
+            m = self.paused_elapsed
+            u = self.paused_us
+        self._em = m
+        self._eu = u
+
+    def _offset(self, side):
+        """(_om, _ou) := how much less than main[side] the side holds after the running
+        side's move has run (_em, _eu) (negative: it holds more)."""
+        m = self._em
+        u = self._eu
+        mode = self.control.mode
+        if m == 0 and u == 0:
+            pass
+        elif side != self.running:
+            if mode != MODE_HOURGLASS or self.flagged[side]:
+                m = 0  # a fallen flag receives nothing (only the arbiter gives time)
+                u = 0
+            else:
+                # The hourglass moves time, never creates it: the opponent gains what the
+                # mover loses, which stops when the mover's clock reaches zero.
+                r = self.running
+                lost = self.main[r]
+                if lost < m or (lost == m and self.main_us[r] < u):
+                    m = lost
+                    u = self.main_us[r]
+                m = -m
+                if u:
+                    m -= 1
+                    u = _US - u
+        elif mode == MODE_UPCOUNT:
+            m = -m
+            if u:
+                m -= 1
+                u = _US - u
+        elif self._delay and self.bonus_kind(side) == BONUS_DELAY:
+            m -= self.bonus_ms(side)  # the delay is whole ms: the us part stays
+            if m < 0:
+                m = 0
+                u = 0
+        self._om = m
+        self._ou = u
+
+    def _left(self, side):
+        """(_rm, _ru) := side's exact time (never negative) after the running side's move
+        has run (_em, _eu)."""
+        self._offset(side)
+        m = self.main[side] - self._om
+        u = self.main_us[side] - self._ou
+        if u < 0:
+            u += _US
+            m -= 1
+        if m < 0:
+            m = 0
+            u = 0
+        self._rm = m
+        self._ru = u
+
+    def remaining(self, side, now):
+        """Time side `side` has left at the instant `now`.000 (or at the last event, if that
+        is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
+        upcount mode: the time it has used, rounded down."""
+        if self.state == RUNNING and now > self.last_event:
+            # The steady state, several times a frame: the pairs folded by hand.
+            mode = self.control.mode
+            if side != self.running:
+                if mode != MODE_HOURGLASS:
+                    if self.main_us[side] and mode != MODE_UPCOUNT:
+                        return self.main[side] + 1
+                    return self.main[side]
+            elif mode != MODE_UPCOUNT and not (
+                self._delay and self.bonus_kind(side) == BONUS_DELAY
+            ):
+                # (main - now + turn_start) ms + (main_us + turn_us) us, rounded up
+                r = self.main[side] - now + self.turn_start
+                c = self.main_us[side] + self.turn_us  # 0..1998
+                if c:
+                    r += 1 if c <= _US else 2
+                return r if r > 0 else 0
+        self._elapsed(now, 0)
+        self._left(side)
+        if self._ru and self.control.mode != MODE_UPCOUNT:
+            return self._rm + 1
+        return self._rm
+
+    def remaining_exact(self, side, now, now_us=0):
+        """Side's exact time (or used time) at the instant now.now_us, as (ms, us) with us
+        0..999. Allocates a tuple: for tests and tools."""
+        self._elapsed(now, now_us)
+        self._left(side)
+        return (self._rm, self._ru)
+
+    def delay_left(self, side, now):
+        """ms of simple delay still unused in the current move at `now`.000, rounded up (0 if
+        none): shown by the UI."""
+        if not self._delay or side != self.running or self.state not in (RUNNING, PAUSED):
+            return 0
+        if self.bonus_kind(side) != BONUS_DELAY:
+            return 0
+        self._elapsed(now, 0)
+        d = self.bonus_ms(side) - self._em
+        if self._eu:
+            d -= 1  # d ms + (1000 - eu) us left: rounded up, d ms again
+            return d + 1 if d >= 0 else 0
+        return d if d > 0 else 0
+
+    def _deadline(self):
+        """(_dm, _du) := the exact instant the running side's flag falls or its period ends
+        if nothing happens before; returns -1 when none is pending (not running, upcount,
+        already flagged), else that instant in whole ms rounded up."""
+        if self.state != RUNNING or self.control.mode == MODE_UPCOUNT:
+            return -1
+        s = self.running
+        if self.flagged[s]:
+            return -1
+        m = self.turn_start + self.main[s]
+        u = self.turn_us + self.main_us[s]
+        if u >= _US:
+            u -= _US
+            m += 1
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
+            m += self.bonus_ms(s)
+        self._dm = m
+        self._du = u
+        return m + 1 if u else m
+
+    def deadline(self):
+        """The first whole ms at or after the instant the running side's flag falls or its
+        period ends if nothing happens before (`tick` at it processes that deadline), or -1
+        when none is pending (not running, upcount, already flagged). As _deadline(), in
+        locals: it is asked at every wakeup."""
+        if self.state != RUNNING or self.control.mode == MODE_UPCOUNT:
+            return -1
+        s = self.running
+        if self.flagged[s]:
+            return -1
+        m = self.turn_start + self.main[s]
+        u = self.turn_us + self.main_us[s]  # 0..1998: rounded up, 1 or 2 ms more
+        if u:
+            m += 1 if u <= _US else 2
+        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
+            m += self.bonus_ms(s)
+        return m
+
+    def deadline_exact(self):
+        """That instant exactly, as (ms, us), or None. Allocates: for tests and tools."""
+        if self._deadline() < 0:
+            return None
+        return (self._dm, self._du)
+
+    def is_last_period(self, side):
+        return self.period[side] >= self.control.last()
+
+    def in_overtime(self, side):
+        """True once side's main time is over in byo-yomi or Canadian mode: `remaining()` is
+        then the time left in the current period / block, `ot_left[side]` the periods left
+        (the current one included) / the moves still to make in the block."""
+        return self.period[side] > 0 and self.control.ot_count > 0
+
+    # -------------------------------------------------------------- events
+    def tick(self, now, now_us=0):
+        """Process every deadline up to the instant now.now_us (the shell: `now`.000): flags
+        and flag-fall transitions, each at its exact instant. Returns event bits."""
+        d = self.deadline()  # rounded up: a deadline after now + 1 cannot be due
+        if d < 0 or d > now + 1 or (d == now + 1 and not now_us):
+            return 0
+        return self._tick_to(now, now_us)
+
+    def _tick_to(self, at, at_us):
+        events = 0
+        while self.state == RUNNING:
+            if self._deadline() < 0:
+                break
+            m = self._dm
+            if m > at or (m == at and self._du > at_us):
+                break
+            events |= self._deadline_reached(m, self._du)
+        return events
+
+    def _deadline_reached(self, at, at_us):
+        s = self.running
+        self._elapsed(at, at_us)
+        c = self.control
+        if c.ot_count and (
+            self.period[s] == 0 or (c.mode == MODE_BYOYOMI and self.ot_left[s] > 1)
+        ):
+            # Main time is over: overtime starts now; or a byo-yomi period is used up and
+            # the next starts now. main is re-based so that the side holds T at `at`.
+            if self.period[s] == 0:
+                self.period[s] = 1
+            else:
+                self.ot_left[s] -= 1
+            self._offset(s)
+            self.main[s] = self._om + c.ot_ms
+            self.main_us[s] = self._ou
+            self._event(at, at_us)
+            return EV_PERIOD
+        if self.transition == TRANSITION_FLAG and not self.is_last_period(s):
+            # The period is over: grant the next one now, keep a marker for the arbiter.
+            # main is re-based so that the side holds the new period's full time at `at`.
+            p = self.period[s]
+            self.markers[s] |= 1 << p
+            self.marker_moves[s] = self.moves[s]
+            self.period[s] = p + 1
+            self._offset(s)
+            self.main[s] = self._om + self.control.periods[p + 1][0]
+            self.main_us[s] = self._ou
+            self._passed(s, at)
+            self._event(at, at_us)
+            return EV_PERIOD | EV_MARKER
+        self.flagged[s] = 1
+        self.flag_at[s] = at
+        self.flag_us[s] = at_us
+        if self.first_flag < 0:
+            self.first_flag = s
+        self._event(at, at_us)
+        if self.freeze or self.flagged[1 - s]:
+            self._freeze(at, at_us)
+        return EV_FLAG
+
+    def _event(self, at, at_us):
+        self.last_event = at
+        self.last_us = at_us
+
+    def _fold(self):
+        """Both sides' exact times after the move so far (_em, _eu) become their main times
+        (both first, then stored: the hourglass opponent's share depends on the mover's)."""
+        self._left(0)
+        m0 = self._rm
+        u0 = self._ru
+        self._left(1)
+        self.main[1] = self._rm
+        self.main_us[1] = self._ru
+        self.main[0] = m0
+        self.main_us[0] = u0
+
+    def _freeze(self, at, at_us):
+        """Stop both clocks at at.at_us, folding the running move into the main times."""
+        self._elapsed(at, at_us)
+        self._fold()
+        self.state = FLAGGED
+
+    def _passed(self, side, at):
+        self.passed_at[side] = at
+        if self.first_passed < 0:
+            self.first_passed = side
+
+    def _later(self, at, at_us):
+        """True when at.at_us is not before the last event."""
+        return at > self.last_event or (at == self.last_event and at_us >= self.last_us)
+
+    def press(self, side, at, at_us=0):
+        """Lever `side` pressed at the instant at.at_us (ms and its us, 0..999). Returns
+        event bits (0: ignored)."""
+        last = self.last_event
+        if at < last or (at == last and at_us < self.last_us):
+            at = last
+            at_us = self.last_us
+        if self.state == READY:
+            if side != 0 and side != 1:
+                return 0
+            self.white = 1 - side
+            self.running = self.white
+            self.turn_start = at
+            self.turn_us = at_us
+            self.state = RUNNING
+            self._event(at, at_us)
+            return EV_START
+        if self.state != RUNNING:
+            return 0
+        events = self._tick_to(at, at_us)
+        if self.state != RUNNING or side != self.running:
+            return events
+        self._elapsed(at, at_us)
+        if self._em < self.min_move_ms:
+            return events  # the other lever of a two-lever slap, not a move
+        return events | self._complete_move(side, at, at_us)
+
+    def _complete_move(self, s, at, at_us):
+        """Side s's move ends at at.at_us, (_em, _eu) long."""
+        events = EV_MOVE
+        em = self._em
+        eu = self._eu
+        mode = self.control.mode
+        self._offset(s)
+        m = self.main[s] - self._om
+        u = self.main_us[s] - self._ou
+        if mode == MODE_HOURGLASS:
+            self._offset(1 - s)  # what the mover lost, if any (main[s] is still the old one)
+            o = 1 - s
+            ou = self.main_us[o] - self._ou
+            om = self.main[o] - self._om
+            if ou < 0:
+                ou += _US
+                om -= 1
+            self.main[o] = om
+            self.main_us[o] = ou
+        if self.flagged[s]:
+            m = 0  # no time reaches a fallen flag except by an arbiter correction
+            u = 0
+        elif mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI:
+            kind = self.bonus_kind(s)  # byo-yomi: an increment in main time only
+            amount = self.bonus_ms(s)
+            if kind == BONUS_FISCHER:
+                m += amount
+            elif kind == BONUS_BRONSTEIN:
+                if em < amount:
+                    m += em  # the whole move (shorter than the bonus) comes back
+                    u += eu
+                else:
+                    m += amount
+        if u < 0:
+            u += _US
+            m -= 1
+        elif u >= _US:
+            u -= _US
+            m += 1
+        if m < 0:
+            m = 0
+            u = 0
+        n = self.moves[s] + 1
+        self.moves[s] = n
+        p = self.period[s]
+        ot = 0
+        if p and self.control.ot_count:
+            if self.flagged[s]:  # after the flag nothing changes (m is 0)
+                ot = self.ot_left[s]
+            elif mode == MODE_BYOYOMI:
+                m = self.control.ot_ms  # made within the period: it is kept, full again
+                u = 0
+                ot = self.ot_left[s]
+            else:
+                ot = self.ot_left[s] - 1  # Canadian: one move fewer to make in the block
+                if ot <= 0:  # the block is done: a new full one, unused time not carried
+                    ot = self.control.ot_count
+                    m = self.control.ot_ms
+                    u = 0
+                    events |= EV_PERIOD
+                self.ot_left[s] = ot
+        if (
+            self.transition == TRANSITION_MOVES
+            and not self.flagged[s]
+            and p < self.control.last()
+            and n == self.control.ends[p]
+        ):
+            self.period[s] = p + 1
+            m += self.control.periods[p + 1][0]
+            self._passed(s, at)
+            events |= EV_PERIOD
+        self.main[s] = m
+        self.main_us[s] = u
+        # The record: each time rounded to the nearest ms from its exact value.
+        self._log(s, n, em + 1 if eu >= _HALF_MS else em, m + 1 if u >= _HALF_MS else m, ot)
+        self.running = 1 - s
+        self.turn_start = at
+        self.turn_us = at_us
+        self.last_event = at
+        self.last_us = at_us
+        return events
+
+    def _log(self, side, move_no, used, left, ot):
+        i = self.log_count % LOG_CAPACITY
+        self.log_move[i] = side | (move_no << 1)
+        self.log_used[i] = used
+        self.log_left[i] = left
+        self.log_ot[i] = ot
+        self.log_count += 1
+
+    def log_kept(self):
+        """How many half-moves the ring holds: min(log_count, LOG_CAPACITY)."""
+        n = self.log_count
+        return n if n < LOG_CAPACITY else LOG_CAPACITY
+
+    def log_rows(self, packed=False):
+        """Yield the kept half-moves, oldest first, as log_entries() gives them, or with
+        `packed` as stored: (side | move_no << 1 | ot << 16, used_ms, left_ms), the form
+        restore_log() takes back. A generator (one small tuple at a time): for saving and
+        export while the clock is stopped, never on the hot path."""
+        n = self.log_count
+        ot = self.control.ot_count
+        for k in range(n - self.log_kept(), n):
+            i = k % LOG_CAPACITY
+            p = self.log_move[i]
+            if packed:
+                yield (p | self.log_ot[i] << 16, self.log_used[i], self.log_left[i])
+            elif ot:
+                yield (p & 1, p >> 1, self.log_used[i], self.log_left[i], self.log_ot[i])
+            else:
+                yield (p & 1, p >> 1, self.log_used[i], self.log_left[i])
+
+    def log_entries(self):
+        """The logged half-moves, oldest first, as (side, move_no, used_ms, left_ms), each
+        time the exact one rounded to the nearest ms, and in byo-yomi and Canadian modes a
+        fifth item `ot`: 0 when the move left the player in main time, else the byo-yomi
+        periods left / the Canadian moves still to make in the block after it (left_ms is
+        then the time of the period / left in the block). Allocates: for export, never on
+        the hot path."""
+        return list(self.log_rows())
+
+    def restore_log(self, count, flat):
+        """Load a move log saved beside a snapshot; call it after restore(), which empties the
+        log. `count`: half-moves logged in the whole game (log_count); `flat`: the newest
+        min(count, LOG_CAPACITY) of them, oldest first, three ints each as log_rows(True)
+        yields them (packed = side | move_no << 1 | ot << 16 with move_no >= 1 and ot the
+        overtime counter of log_entries, 0 in other modes; used_ms >= 0; left_ms >= 0; each
+        below 2**31). Returns OK, or ERR_RANGE and nothing changed."""
+        if type(count) is not int or count < 0 or count > _INT32:
+            return ERR_RANGE
+        kept = count if count < LOG_CAPACITY else LOG_CAPACITY
+        try:
+            if len(flat) != 3 * kept:
+                return ERR_RANGE
+        except TypeError:
+            return ERR_RANGE
+        for j in range(3 * kept):
+            v = flat[j]
+            if type(v) is not int or not 0 <= v <= _INT32:
+                return ERR_RANGE
+            if j % 3 == 0 and not (2 <= v & 0xFFFF and v >> 16 <= 0xFF):
+                return ERR_RANGE  # move_no >= 1 in the ring's 16 bits; ot in log_ot's 8
+        first = count - kept
+        for j in range(kept):
+            i = (first + j) % LOG_CAPACITY
+            self.log_move[i] = flat[3 * j] & 0xFFFF
+            self.log_ot[i] = flat[3 * j] >> 16
+            self.log_used[i] = flat[3 * j + 1]
+            self.log_left[i] = flat[3 * j + 2]
+        self.log_count = count
+        return OK
+
+    # ---------------------------------------------------- pause and arbiter
+    def pause(self, at):
+        """Stop the clock (6.12). Deadlines up to `at` are processed first. Returns OK or
+        ERR_STATE."""
+        if self.state != RUNNING:
+            return ERR_STATE
+        at_us = 0
+        if not self._later(at, 0):
+            at = self.last_event
+            at_us = self.last_us
+        self._tick_to(at, at_us)
+        if self.state != RUNNING:
+            return ERR_STATE
+        self._elapsed(at, at_us)
+        self.paused_elapsed = self._em
+        self.paused_us = self._eu
+        self.state = PAUSED
+        self._event(at, at_us)
+        self._note(at, ACT_PAUSE, self.running, 0)
+        return OK
+
+    def resume(self, at):
+        """Restart the side that was on move. Returns OK or ERR_STATE."""
+        if self.state != PAUSED:
+            return ERR_STATE
+        at_us = 0
+        if not self._later(at, 0):
+            at = self.last_event
+            at_us = self.last_us
+        m = at - self.paused_elapsed
+        u = at_us - self.paused_us
+        if u < 0:
+            u += _US
+            m -= 1
+        self.turn_start = m
+        self.turn_us = u
+        self.state = RUNNING
+        self._event(at, at_us)
+        self._note(at, ACT_RESUME, self.running, 0)
+        return OK
+
+    def _correctable(self, side):
+        if side != 0 and side != 1:
+            return ERR_SIDE
+        if self.state in (RUNNING, FINISHED):
+            return ERR_STATE
+        return OK
+
+    def set_time(self, side, ms, at):
+        """Arbiter: side `side` shall have `ms` left (6.10b, 7.5). Allowed before the start,
+        while paused and after a flag; a positive time lifts that side's fallen flag and
+        leaves the game paused."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not (isinstance(ms, int) and 0 <= ms <= MAX_SET_MS):
+            return ERR_RANGE
+        self._set_remaining(side, ms, 0)
+        self._note(at, ACT_SET_TIME, side, ms)
+        return OK
+
+    def _set_remaining(self, side, ms, us):
+        """Side's exact time (or used time) := ms + us (us 0..999)."""
+        mode = self.control.mode
+        self._elapsed(0, 0)  # not running: the instant does not matter
+        if (mode == MODE_HOURGLASS or mode == MODE_UPCOUNT) and self.state == PAUSED:
+            # Fold the paused move into both clocks first, so that correcting one side
+            # cannot change what the hourglass moves to the other (no delay to lose here),
+            # and a stopwatch set below its paused move's time keeps main >= 0 (a snapshot
+            # with a negative main time would not be restored).
+            self._fold()
+            self.paused_elapsed = 0
+            self.paused_us = 0
+            self._elapsed(0, 0)
+        self._offset(side)
+        m = ms + self._om
+        u = us + self._ou
+        if u >= _US:
+            u -= _US
+            m += 1
+        self.main[side] = m
+        self.main_us[side] = u
+        if (ms > 0 or us > 0) and self.flagged[side]:
+            self.flagged[side] = 0
+            self.first_flag = (1 - side) if self.flagged[1 - side] else -1
+            if self.state == FLAGGED:
+                self.paused_elapsed = 0
+                self.paused_us = 0
+                self.state = PAUSED
+
+    def add_time(self, side, ms, at):
+        """Arbiter: add `ms` (may be negative, not below zero) to side's time (7.5, G.6)."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not isinstance(ms, int):
+            return ERR_RANGE
+        self._elapsed(at, 0)
+        self._left(side)
+        new = self._rm + ms  # the exact time's us part stays
+        us = self._ru
+        if new < 0 or new > MAX_SET_MS or (new == MAX_SET_MS and us):
+            return ERR_RANGE
+        self._set_remaining(side, new, us)
+        self._note(at, ACT_ADD_TIME, side, ms)
+        return OK
+
+    def set_moves(self, side, n, at):
+        """Arbiter: correct side's completed-move counter."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not (isinstance(n, int) and 0 <= n <= MAX_SET_MOVES):
+            return ERR_RANGE
+        self.moves[side] = n
+        self._note(at, ACT_SET_MOVES, side, n)
+        return OK
+
+    def set_period(self, side, p, at):
+        """Arbiter: correct side's current period (its time is set separately)."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not (isinstance(p, int) and 0 <= p <= self.control.last()):
+            return ERR_RANGE
+        self.period[side] = p
+        self._note(at, ACT_SET_PERIOD, side, p)
+        return OK
+
+    def set_overtime(self, side, n, at):
+        """Arbiter: correct side's byo-yomi periods left (the current one included) or its
+        Canadian moves still to make in the block: 1..the control's count. Its time is set
+        separately (set_time); ERR_NOT_APPLICABLE without overtime."""
+        err = self._correctable(side)
+        if err:
+            return err
+        if not self.control.ot_count:
+            return ERR_NOT_APPLICABLE
+        if not (isinstance(n, int) and 1 <= n <= self.control.ot_count):
+            return ERR_RANGE
+        self.ot_left[side] = n
+        self._note(at, ACT_SET_OVERTIME, side, n)
+        return OK
+
+    def appendix_g4(self, requester, kind, at):
+        """Appendix G.4: the player on move, with less than two minutes left, asks for a 5 s
+        increment (`BONUS_FISCHER`) or delay (`BONUS_DELAY`) for both players for the rest of
+        the game; the opponent gets two extra minutes. Only while paused, only in a countdown
+        game without any increment or delay. The new bonus applies from this instant on."""
+        if requester != 0 and requester != 1:
+            return ERR_SIDE
+        if self.state != PAUSED:
+            return ERR_STATE
+        if kind != BONUS_FISCHER and kind != BONUS_DELAY:
+            return ERR_RANGE
+        if (
+            self.control.mode != MODE_COUNTDOWN
+            or self.control.has_bonus()
+            or self.g4_applied
+            or self.flagged[0]
+            or self.flagged[1]  # a fallen flag is ruled on, not given time
+            or requester != self.running
+        ):
+            return ERR_NOT_APPLICABLE
+        self._elapsed(at, 0)
+        self._left(requester)
+        if self._rm >= G4_LIMIT_MS:  # exactly: 119 999.999 ms is less than two minutes
+            return ERR_NOT_APPLICABLE
+        # Fold the part of the move already played so the delay is not applied to it.
+        s = self.running
+        self.main[s] = self._rm
+        self.main_us[s] = self._ru
+        self.paused_elapsed = 0
+        self.paused_us = 0
+        self.override_bonus = kind
+        self.override_ms = G4_BONUS_MS
+        self.g4_applied = True
+        if kind == BONUS_DELAY:
+            self._delay = True
+        other = 1 - requester
+        self._elapsed(at, 0)
+        self._left(other)
+        self._set_remaining(other, self._rm + G4_EXTRA_MS, self._ru)
+        self._note(at, ACT_G4, requester, kind)
+        return OK
+
+    def finish(self, result, reason, at):
+        """Record the result the arbiter confirmed; the clocks stop for good."""
+        if result not in (RESULT_LEFT_WINS, RESULT_RIGHT_WINS, RESULT_DRAW):
+            return ERR_RANGE
+        if self.state == RUNNING:
+            self.pause(at)
+        if self.state == PAUSED:
+            self._elapsed(at, 0)
+            self._fold()  # both at once: the hourglass opponent's share needs the mover's
+            self.paused_elapsed = 0
+            self.paused_us = 0
+        self.result = result
+        self.reason = reason
+        self.state = FINISHED
+        self._note(at, ACT_FINISH, -1, result)
+        return OK
+
+    def _note(self, at, action, side, value):
+        log = self.arbiter_log
+        if len(log) >= ARBITER_LOG_CAPACITY:
+            del log[0]  # bounded: a long game of many pauses must not eat the heap
+        log.append((at, action, side, value))
+
+    # ------------------------------------------------------ power loss
+    def snapshot(self):
+        """The game as a list of ints (for /game.json); restore() reads it back paused. The
+        12 scalars, the per-side pairs of _saved_pairs(), then (version 3) the us parts:
+        paused_us, main_us[0], main_us[1]."""
+        if self.state == RUNNING:
+            raise ValueError("pause before saving")
+        snap = [
+            SNAPSHOT_VERSION,
+            self.state,
+            self.running,
+            self.white,
+            self.paused_elapsed,
+            self.first_flag,
+            self.first_passed,
+            self.override_bonus,
+            self.override_ms,
+            1 if self.g4_applied else 0,
+            self.result,
+            self.reason,
+        ]
+        for arr in self._saved_pairs():
+            snap.append(arr[0])
+            snap.append(arr[1])
+        snap.append(self.paused_us)
+        snap.append(self.main_us[0])
+        snap.append(self.main_us[1])
+        return snap
+
+    def _saved_pairs(self):
+        """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
+        return (
+            self.main,
+            self.moves,
+            self.period,
+            self.flagged,
+            self.markers,
+            self.marker_moves,
+            self.ot_left,
+        )
+
+    def restore(self, snap):
+        """Load a snapshot() into this game (same control). Returns OK or ERR_RANGE, in which
+        case nothing changed. Times of past events restart at 0 (a new power-up); the times
+        held come back exact to the us. Version 2 snapshots (before issue 21: whole ms) are
+        restored with us parts 0; version 1 ones (before overtime modes, no ot_left) too, for
+        controls without overtime, and refused for byo-yomi / Canadian ones."""
+        ot = self.control.ot_count
+        if not isinstance(snap, list) or not snap:
+            return ERR_RANGE
+        if snap[0] == 1 and len(snap) == _SNAP_LEN_V1 and not ot:
+            snap = snap + [0, 0, 0, 0, 0]  # no overtime: ot_left is 0; whole ms
+        elif snap[0] == 2 and len(snap) == _SNAP_LEN_V2:
+            snap = snap + [0, 0, 0]  # whole ms
+        elif snap[0] != SNAPSHOT_VERSION or len(snap) != _SNAP_LEN:
+            return ERR_RANGE
+        for v in snap:
+            if not isinstance(v, int):
+                return ERR_RANGE
+        state, running, white = snap[1], snap[2], snap[3]
+        if state not in (READY, PAUSED, FLAGGED, FINISHED) or not -1 <= running <= 1:
+            return ERR_RANGE
+        if not -1 <= white <= 1 or (state != READY and running < 0):
+            return ERR_RANGE
+        pairs = snap[12:]
+        if snap[4] < 0:
+            return ERR_RANGE
+        for v in pairs[:4]:
+            if not 0 <= v <= MAX_SET_MS:
+                return ERR_RANGE
+        for v in pairs[4:6]:
+            if not 0 <= v <= self.control.last():
+                return ERR_RANGE
+        if pairs[6] not in (0, 1) or pairs[7] not in (0, 1):
+            return ERR_RANGE  # flagged: 0/1 (a byte array would wrap or reject the rest)
+        if not (-1 <= snap[5] <= 1 and -1 <= snap[6] <= 1):
+            return ERR_RANGE  # the first flag / first to pass a control: a side or -1
+        for v in pairs[12:14]:
+            if not (1 <= v <= ot if ot else v == 0):
+                return ERR_RANGE
+        for v in pairs[14:]:
+            if not 0 <= v < _US:
+                return ERR_RANGE  # the us parts
+        self.reset(self.control)
+        self.state, self.running, self.white = state, running, white
+        self.paused_elapsed = snap[4]
+        self.paused_us = pairs[14]
+        self.main_us[0] = pairs[15]
+        self.main_us[1] = pairs[16]
+        self.first_flag, self.first_passed = snap[5], snap[6]
+        self.override_bonus, self.override_ms = snap[7], snap[8]
+        if self.override_bonus == BONUS_DELAY and self.control.mode == MODE_COUNTDOWN:
+            self._delay = True  # G.4's delay, for the rest of the game
+        self.g4_applied = bool(snap[9])
+        self.result, self.reason = snap[10], snap[11]
+        for i, arr in enumerate(self._saved_pairs()):
+            arr[0] = pairs[2 * i]
+            arr[1] = pairs[2 * i + 1]
+        return OK

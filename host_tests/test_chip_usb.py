@@ -1,0 +1,128 @@
+"""Issue 15 on the emulated chip: whatever the USB host sends during a game, the clock keeps
+counting exactly and the levers work; at the ready screen and after the result the host
+tools get in (tools/chip/chip.py: real MicroPython rp2 in rp2040js, driven through its pins).
+
+Each game is played twice on the same deterministic emulator, once with the host's bytes and
+once without: the displays and LEDs must show the same texts at the same instants (within
+the few ms the USB handling may shift a frame), and both clocks the times the press stamps
+give. Skipped, as the other chip tests, without MICROPYTHON_UF2."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "chip"))
+
+import chip  # noqa: E402
+
+MS = chip.MS
+_UF2 = chip.uf2_path()
+if _UF2 is None:
+    pytest.skip(
+        "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV,
+        allow_module_level=True,
+    )
+_BOOTROM = chip.bootrom_path(uf2=_UF2)
+if _BOOTROM is None:
+    pytest.skip(
+        "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py)"
+        % chip.BOOTROM_ENV,
+        allow_module_level=True,
+    )
+
+BLITZ_5_0 = 7
+BULLET_1_0 = 8
+BOOT_MS = 1_000
+LED_LEFT, LED_RIGHT = chip.LED_PINS
+# What a host sends when it connects: mpremote (Ctrl-C twice, then raw REPL and a command),
+# a serial monitor's stray bytes, a paste, then a flood of every byte value with Ctrl-Cs.
+MPREMOTE = b"\r\x03\x03\r\x01import machine; machine.reset()\x04"
+FLOOD = bytes(range(256)) * 8 + b"\x03" * 64 + b"\x04\x02\x05\x01"
+
+
+@pytest.fixture(scope="module")
+def pico():
+    return chip.Chip(_UF2, _BOOTROM)
+
+
+def clean(tr):
+    assert tr.protocol_errors == []
+    assert tr.emulator_errors == []
+    assert tr.reset is None
+
+
+def play_blitz(pico, host_bytes):
+    """Blitz 5+0: Black (left) starts White's clock; at +1.25 s the host sends `host_bytes`;
+    White moves at +10.25 s; the run ends at +12.5 s. Returns (trace, first edge in ms)."""
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.choose_preset(BLITZ_5_0)
+        edge = s.t
+        s.press("left")
+        s.run_to(edge + 1_250)
+        if host_bytes:
+            s.usb_write(host_bytes)
+        s.run_to(edge + 10_250)
+        s.press("right", after_ms=0)
+        s.run_to(edge + 12_500)
+        return s.trace(), edge
+
+
+def shown(tr, side, t0_ns, t1_ns):
+    return [(x.text, x.colon, x.start) for x in tr.lit(side) if t0_ns <= x.start < t1_ns]
+
+
+def test_a_host_connecting_during_a_game_changes_nothing(pico):
+    quiet, edge = play_blitz(pico, b"")
+    noisy, edge2 = play_blitz(pico, MPREMOTE + FLOOD)
+    assert edge == edge2
+    clean(quiet)
+    clean(noisy)
+    t0, t1 = edge * MS, (edge + 12_500) * MS
+    for side in (0, 1):
+        a, b = shown(quiet, side, t0, t1), shown(noisy, side, t0, t1)
+        assert [x[:2] for x in a] == [x[:2] for x in b], side
+        # the USB work and the ms grid may move a frame by a ms or two either way
+        assert all(abs(nb - na) < 3 * MS for (_, _, na), (_, _, nb) in zip(a, b, strict=True))
+    # and no frame is early: the k-th change of the running side's text or colon comes
+    # k half seconds after the press (the app's ms grid is at most 1 ms early on the edge)
+    white = shown(noisy, 1, t0, (edge + 10_250) * MS)
+    assert len(white) == 20
+    assert all(x[2] >= (edge + 500 * (k + 1) - 1) * MS for k, x in enumerate(white))
+    # The clock ran on: White's 5:00 minus 10.25 s shows 4:50 (rounded up) before the move;
+    # then White's move handed over: the left LED, Black's clock counting from 5:00.
+    at = (edge + 10_200) * MS
+    assert noisy.shown_at(1, at)[0] == " 450"
+    end = noisy.now_ns
+    assert (noisy.led_at(LED_LEFT, end), noisy.led_at(LED_RIGHT, end)) == (1, 0)
+    assert noisy.shown_at(0, end)[0] == " 458"  # Black: 5:00 minus 2.25 s, rounded up
+    # The host was told, in one line, and nothing reset the chip (the pasted reset did not run).
+    assert "chess-clock: game" in noisy.serial
+    assert "Traceback" not in noisy.serial
+
+
+def test_the_tools_get_in_at_ready_and_after_the_result(pico):
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        assert s.repl("print(6 * 7)").strip().endswith("42")  # ready: the REPL is there
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.choose_preset(BULLET_1_0)
+        edge = s.t
+        s.press("left")
+        s.run_to(edge + 61_000)  # White's flag fell at +60 s
+        with pytest.raises(chip.ChipError, match="USB ignored"):
+            s.repl("print(1)")  # a flag fallen: still a game
+        s.tap("set")  # the material entry: PrQ, a loss on time
+        s.tap("play")  # the result shows
+        s.tap("play")  # recorded: the game is over
+        s.run_ms(500)
+        tr = s.trace()
+        clean(tr)
+        assert (
+            s.repl("import os\nprint(sorted(os.listdir('games')))")
+            .strip()
+            .endswith("['g000.json']")
+        )
