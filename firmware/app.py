@@ -210,10 +210,11 @@ class App:
                     b.set_leds(leds)
                     self._leds = leds
                 # An edge whose IRQ ran after the clock reading above is stamped after
-                # `now`: read the clock again, so no engine event is later than the `now`
-                # this wakeup renders and schedules with (else a clock that started 1 ms
-                # "in the future" looks stopped to next_change, and its display waits).
-                now = self.mono.update(time.ticks_us())
+                # `now`: then read the clock again, so no engine event is later than the
+                # `now` this wakeup renders and schedules with (else a clock that started
+                # 1 ms "in the future" looks stopped to next_change, and its display waits).
+                if g.last_event > now:
+                    now = self.mono.update(time.ticks_us())
                 pressed = True
                 # The press's own render at once: after the LEDs the displays are the next
                 # sign. What else is due (re-arming, the deadlines, buttons, sounds) comes

@@ -656,8 +656,15 @@ class Game:
             m = 0  # no time reaches a fallen flag except by an arbiter correction
             u = 0
         elif mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI:
-            kind = self.bonus_kind(s)  # byo-yomi: an increment in main time only
-            amount = self.bonus_ms(s)
+            # bonus_kind / bonus_ms, inline (a move's hot path): byo-yomi has an increment
+            # in main time only
+            if self.override_bonus != BONUS_NONE:
+                kind = self.override_bonus
+                amount = self.override_ms
+            else:
+                per = c.periods[self.period[s]]
+                kind = per[2]
+                amount = per[3]
             if kind == BONUS_FISCHER:
                 m += amount
             elif kind == BONUS_BRONSTEIN:
@@ -697,7 +704,7 @@ class Game:
         if (
             self.transition == TRANSITION_MOVES
             and not self.flagged[s]
-            and p < c.last()
+            and p < len(c.periods) - 1  # c.last()
             and n == c.ends[p]
         ):
             self.period[s] = p + 1
