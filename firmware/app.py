@@ -224,7 +224,15 @@ class App:
                 levers.clear()  # a lever touched in a menu must not start a game later
         if rang & 1 or 0 <= self._lever_due <= now:
             wait_us = levers.update()
-            self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
+            if wait_us >= 0:
+                # The first whole ms at or after the exact re-arm instant (counted from the
+                # driver's own reading: this wakeup may have rendered since `now`), so the
+                # wakeup for it re-arms at once instead of waking again a ms later.
+                mono = self.mono
+                due = mono.ms_at(time.ticks_add(levers.checked_us, wait_us))
+                self._lever_due = due + 1 if mono.at_us else due
+            else:
+                self._lever_due = -1
         g = ui.game
         # The deadline (rounded up: the exact instant may be in the ms before): the one the
         # last wakeup left while no edge rang and the engine had no event since (a timed

@@ -76,6 +76,7 @@ class Levers:
             st[_OLD + side] = now  # no edge yet: quiet
             st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
         self.stamp_us = 0  # stamp of the press last returned by pop()
+        self.checked_us = 0  # ticks_us that update() counted its wait from (main-owned)
         self._falling = left.IRQ_FALLING
         both = left.IRQ_FALLING | left.IRQ_RISING
         left.irq(self._irq_left, both, True)
@@ -115,12 +116,14 @@ class Levers:
 
     def update(self):
         """Re-arm each lever that reads released and has had no edge for `debounce_us`.
-        Returns the us after which calling again can re-arm a lever, or -1 when only an
-        edge (which rings the bell) can. Race-free against the IRQ: it writes only
+        Returns the us after which calling again can re-arm a lever (counted from the
+        reading kept in `checked_us`), or -1 when only an edge (which rings the bell) can.
+        Race-free against the IRQ: it writes only
         main-owned cells, and an arm decision based on a press count the IRQ has since
         moved on is void."""
         st = self._st
         now = time.ticks_us()
+        self.checked_us = now
         wait = -1
         for side in range(2):
             count = st[_COUNT + side]  # read first: a press after this voids the arming
