@@ -22,13 +22,14 @@ Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropy
 ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
 timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
 and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The timeout is the ms from
-a clock reading taken at the end of the wakeup to the due instant, plus 1 (poll counts
-`ticks_ms`, whose grid is not the monotonic clock's), so a wakeup's own length is not slept
-(a render wakeup lasts milliseconds on the chip: counted from its start, every change came
-that much late) and a change is written 0-2 ms plus the work before its frame after its
-exact instant, never before. On the rp2 port the poll's WFE ends `timeout` ms after it
-starts, not on the ms grid (mp_wfe_or_timeout), so on the chip that is 1-2 ms.
+`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The sleep ends at the
+raw `ticks_us()` instant of the next due ms (`Doorbell.wait_until`), computed from a clock
+reading taken at the end of the wakeup, so a wakeup's own length is not slept (a render
+wakeup lasts milliseconds on the chip: counted from its start, every change came that much
+late). The rp2 port's poll sleeps its timeout from its start to the µs (doorbell.py), so
+the loop wakes 0-1 ms after the due instant, never before, and a change is written that
+plus the work before its frame after its exact instant. (Until issue 14 the timeout was
+whole ms + 1 from a ms reading: 1-2 ms late.)
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign.
@@ -87,13 +88,18 @@ class App:
         self.fs = fs
         self.errors = 0
         self.wakeups = 0  # wakeups since boot (make bench counts them)
-        self._sleep_ms = 0  # how long the loop sleeps after this wakeup
+        self._wake_us = time.ticks_us()  # raw ticks_us the loop sleeps until
         self._next_render = 0  # when the shown text next changes (ms), -1 = not by itself
         self._lever_due = -1  # when a lever can be re-armed (ms), -1 = only after an edge
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
+        self._leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
+        # Game.deadline() as the last wakeup left it, with the engine's last event then: a
+        # running clock's deadline moves only with an event (Game.last_event / last_us)
+        self._dl = -1
+        self._dl_ms = self._dl_us = -1
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
@@ -121,12 +127,12 @@ class App:
         """The main loop: a wakeup, then sleep until the bell rings or the next due instant.
         (Waking first makes a resumed loop recompute its sleep: the host harness stops and
         resumes it.)"""
-        wait = self.board.bell.wait
+        wait_until = self.board.bell.wait_until
         while not self.handed_over:
             try:
                 self.safe_wake()
                 if not self.handed_over:
-                    wait(self._sleep_ms)
+                    wait_until(self._wake_us)
             except KeyboardInterrupt:
                 if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
                     self.hand_over()
@@ -134,7 +140,7 @@ class App:
                 self.interrupts += 1  # a game: go on, redraw and poll everything next
                 self._poll_all = True
                 self._next_render = 0
-                self._sleep_ms = 0
+                self._wake_us = time.ticks_us()
         self.hand_over()
 
     def safe_wake(self):
@@ -143,8 +149,9 @@ class App:
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
             self._poll_all = True
+            self._leds = -1  # the LEDs may not be what the cut wakeup meant
             self._next_render = 0  # redraw at the next wakeup what this one may have left
-            self._sleep_ms = _ERROR_RETRY_MS
+            self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
             n = self.errors
             if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th... error: a fault in every
                 try:  # wakeup must not write the flash 100 times a second
@@ -164,25 +171,30 @@ class App:
         mono = self.mono
         at = mono.ms_at(stamp_us)  # the stamp's exact instant: ms, and its us in at_us
         ev = self.ui.game.press(side, at, mono.at_us)
-        if ev:
+        if ev & (E.EV_FLAG | E.EV_PERIOD):  # a sound (a plain move or start has none)
             self._events(ev)
 
     def wake(self):
-        """Do what is due now, then set `_sleep_ms` until the next due instant. Allocates
+        """Do what is due now, then set `_wake_us` to the next due instant. Allocates
         nothing unless a button event or a file write asks for it."""
         b = self.board
         ui = self.ui
-        rang = b.bell.take() or self._poll_all  # before looking at the sources
-        self._poll_all = False
+        # Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking at
+        # them; after an error or at boot, all of them.
+        rang = b.bell.take()
+        if self._poll_all:
+            rang = 3
+            self._poll_all = False
         now = self.mono.update(time.ticks_us())
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
-        dirty = False
-        # Deadlines are ticked up to this reading only: every lever stamp before it is in
-        # the ring now (an IRQ that stamped earlier has finished), so the drain below hands
-        # the engine every press before a deadline it processes (engine.py's contract).
+        # Deadlines are ticked up to this reading only (to its us): every lever stamp
+        # before it is in the ring now (an IRQ that stamped earlier has finished), so the
+        # drain below hands the engine every press before a deadline it processes
+        # (engine.py's contract).
         drained = now
+        drained_us = self.mono.rem_us
         levers = b.levers
         pressed = False
         if levers.pending():
@@ -193,28 +205,49 @@ class App:
                     # The LEDs first: after a press they are the quickest sign, so nothing
                     # else the press causes (buttons, render, frames) comes before them.
                     # The game screen's rule while a clock runs (ui_game.py): the running
-                    # side's LED; render() sets the same mask again.
-                    b.set_leds(1 << g.running)
+                    # side's LED; render() leaves them when its mask is the same.
+                    leds = 1 << g.running
+                    b.set_leds(leds)
+                    self._leds = leds
                 # An edge whose IRQ ran after the clock reading above is stamped after
-                # `now`: read the clock again, so no engine event is later than the `now`
-                # this wakeup renders and schedules with (else a clock that started 1 ms
-                # "in the future" looks stopped to next_change, and its display waits).
-                now = self.mono.update(time.ticks_us())
-                dirty = True
+                # `now`: then read the clock again, so no engine event is later than the
+                # `now` this wakeup renders and schedules with (else a clock that started
+                # 1 ms "in the future" looks stopped to next_change, and its display waits).
+                if g.last_event > now:
+                    now = self.mono.update(time.ticks_us())
                 pressed = True
+                # The press's own render at once: after the LEDs the displays are the next
+                # sign. What else is due (re-arming, the deadlines, buttons, sounds) comes
+                # after it, and renders again if it changes anything.
+                self.render(now)
             else:
                 levers.clear()  # a lever touched in a menu must not start a game later
-        if rang or 0 <= self._lever_due <= now:
+        if rang & 1 or 0 <= self._lever_due <= now:
             wait_us = levers.update()
-            self._lever_due = now + wait_us // 1000 + 1 if wait_us >= 0 else -1
+            if wait_us >= 0:
+                # The first whole ms at or after the exact re-arm instant (counted from the
+                # driver's own reading: this wakeup may have rendered since `now`), so the
+                # wakeup for it re-arms at once instead of waking again a ms later.
+                mono = self.mono
+                due = mono.ms_at(time.ticks_add(levers.checked_us, wait_us))
+                self._lever_due = due + 1 if mono.at_us else due
+            else:
+                self._lever_due = -1
         g = ui.game
-        deadline = g.deadline()
-        if 0 <= deadline <= drained:  # a later one: the next wakeup, at once (_next_due)
-            ev = g.tick(drained)
+        # The deadline (rounded up: the exact instant may be in the ms before): the one the
+        # last wakeup left while no edge rang and the engine had no event since (a timed
+        # wakeup: nothing has touched the engine), else asked again.
+        if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
+            deadline = self._deadline(g)
+        else:
+            deadline = self._dl
+        dirty = False
+        if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
+            ev = g.tick(drained, drained_us)
             if ev:
                 self._events(ev)
                 dirty = True
-        if rang or 0 <= self._button_due <= now:
+        if rang & 2 or 0 <= self._button_due <= now:
             if self._buttons(now):
                 dirty = True
         buzzer = b.buzzer
@@ -229,14 +262,15 @@ class App:
             if pct != ui.battery_pct:
                 ui.battery_pct = pct
                 dirty = True
-        if dirty or 0 <= self._next_render <= now:
+        if dirty or (not pressed and 0 <= self._next_render <= now):
             self.render(now)
-            deadline = g.deadline()  # keys and events may have changed it
-            if pressed and g.last_event == now and g.last_us:
-                # A press stamped inside this ms (after now.000): the times bend there, so
-                # next_change's 1 ms per ms look from `now` may miss the first change; look
-                # again from the next ms (engine.py's contract).
-                self._next_render = now + 1
+        if dirty:
+            deadline = self._deadline(g)  # keys and events may have changed it
+        if pressed and g.last_event == now and g.last_us:
+            # A press stamped inside this ms (after now.000): the times bend there, so
+            # next_change's 1 ms per ms look from `now` may miss the first change; look
+            # again from the next ms (engine.py's contract).
+            self._next_render = now + 1
         if self._save_flag:
             # A flash write (tens of ms on the chip, interrupts off) only once the flag is
             # on the displays; then wake again at once: `now` is old, the save may have
@@ -244,11 +278,27 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
-        # Sleep until the next due instant counted from the end of this wakeup (a fresh
-        # reading), so the wakeup's own length (ms on the chip for a render) is not slept.
+        # Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # (its own length, ms on the chip for a render, is not slept).
+        # The flag falls at its exact us: when it is what comes first, sleep until that us,
+        # not the whole ms after it.
         nxt = self._next_due(now, deadline)
-        end = self.mono.update(time.ticks_us())
-        self._sleep_ms = nxt - end + 1 if nxt > end else 0
+        mono = self.mono
+        mono.update(time.ticks_us())
+        wake = mono.ticks_at(nxt)
+        if nxt == deadline:
+            du = g.deadline_us()
+            if du:
+                wake = time.ticks_add(wake, du - 1000)
+        self._wake_us = wake
+
+    def _deadline(self, g):
+        """Game.deadline(), kept with the engine's last event (see wake)."""
+        d = g.deadline()
+        self._dl = d
+        self._dl_ms = g.last_event
+        self._dl_us = g.last_us
+        return d
 
     def hand_over(self):
         """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
@@ -257,6 +307,7 @@ class App:
             self.usb.stop()
         b.buzzer.stop()
         b.set_leds(0)
+        self._leds = 0
         for side, text in ((0, b"USb "), (1, b"StoP")):
             segments.encode_into(self.segs[side], text, 0)
             b.displays[side].show(self.segs[side])
@@ -307,7 +358,7 @@ class App:
 
     def _next_due(self, now, deadline):
         """The earliest due instant (monotonic ms) after a wakeup at `now`; the loop sleeps
-        until then, +1 ms (see the module doc)."""
+        until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:
@@ -351,10 +402,18 @@ class App:
         b = self.board
         ui = self.ui
         ui.render(now)
-        b.set_leds(ui.leds)
-        for side in (0, 1):
-            segments.encode_into(self.segs[side], ui.text[side], ui.colon[side])
-            b.displays[side].show(self.segs[side])
+        leds = ui.leds
+        if leds != self._leds:
+            b.set_leds(leds)
+            self._leds = leds
+        segs = self.segs
+        text = ui.text
+        colon = ui.colon
+        displays = b.displays
+        segments.encode_ascii(segs[0], text[0], colon[0])
+        displays[0].show(segs[0])
+        segments.encode_ascii(segs[1], text[1], colon[1])
+        displays[1].show(segs[1])
         self._next_render = ui.next_change(now)
         alert = ui.alerts(now)
         if alert:

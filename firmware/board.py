@@ -1,13 +1,15 @@
 """The board: the one module that knows the pin map (hardware/README.md) and creates the
-Pin, SoftI2C, PWM, ADC and WDT objects and the loop's doorbell. Everything else is handed
-what it needs.
+Pin, PIO state machine, PWM, ADC and WDT objects and the loop's doorbell. Everything else is
+handed what it needs.
 
 Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
 edge rings `bell` (doorbell.py), which ends the loop's sleep. The lever handlers stamp the
 press first (levers.py); the button handler only rings, the buttons are then polled by the
 loop while one is down or settling (buttons.py). The USB serial port (MicroPython's REPL
 port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
-to once the loop starts.
+to once the loop starts. The displays' wires are driven by PIO0's state machines 0 (left)
+and 1 (right), running tm1637_pio.program (tm1637.py says why); machine 2 runs
+alarm_pio.program, the µs alarm that ends the loop's sleep (doorbell.py).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -18,14 +20,17 @@ to once the loop starts.
 
 import sys
 
+import alarm_pio
 import machine
 import micropython
+import rp2
+import tm1637_pio
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
 from levers import Levers
 from micropython import const
-from tm1637 import BUS_HZ, TM1637
+from tm1637 import TM1637
 from usbguard import UsbGuard
 
 _LEFT_CLK = const(2)
@@ -42,33 +47,41 @@ _MINUS = const(12)
 _PLUS = const(13)
 _BUZZER = const(15)
 _BATTERY_ADC = const(3)
-# The TM1637 never stretches the clock: CLK rises within a few us of its release (pull-ups
-# and line capacitance). A line held low fails the frame after this long, not SoftI2C's
-# default 50 ms (tm1637.py counts the error and the loop goes on).
-_BUS_TIMEOUT_US = const(100)
-
+_ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
 BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
 BATTERY_FULL_MV = const(4_500)
 
 
-def _display(clk, dio):
-    """A TM1637 on a SoftI2C bus over its CLK/DIO pins (tm1637.py says why). Both lines are
-    open drain with the internal pull-up on, beside the module's own pull-ups."""
+def _display(sm_id, clk, dio):
+    """A TM1637 on its CLK/DIO pins, driven by PIO0's state machine `sm_id`
+    (tm1637_pio.py): the internal pull-ups on, beside the module's own, and the pins handed
+    to the PIO, which only ever pulls them low."""
     Pin = machine.Pin
-    bus = machine.SoftI2C(
-        scl=Pin(clk, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1),
-        sda=Pin(dio, Pin.OPEN_DRAIN, Pin.PULL_UP, value=1),
-        freq=BUS_HZ,
-        timeout=_BUS_TIMEOUT_US,
+    clk_pin = Pin(clk, Pin.IN, Pin.PULL_UP)
+    dio_pin = Pin(dio, Pin.IN, Pin.PULL_UP)
+    sm = rp2.StateMachine(
+        sm_id,
+        tm1637_pio.program,
+        freq=tm1637_pio.PIO_HZ,
+        sideset_base=clk_pin,
+        set_base=dio_pin,
+        out_base=dio_pin,
+        in_base=dio_pin,
     )
-    return TM1637(bus)
+    sm.active(1)
+    return TM1637(sm)
 
 
 class Board:
     def __init__(self):
         Pin = machine.Pin
-        self.bell = Doorbell()
-        self.displays = (_display(_LEFT_CLK, _LEFT_DIO), _display(_RIGHT_CLK, _RIGHT_DIO))
+        alarm = rp2.StateMachine(_ALARM_SM, alarm_pio.program, freq=alarm_pio.PIO_HZ)
+        alarm.active(1)
+        self.bell = Doorbell(alarm)
+        self.displays = (
+            _display(0, _LEFT_CLK, _LEFT_DIO),
+            _display(1, _RIGHT_CLK, _RIGHT_DIO),
+        )
         self.levers = Levers(
             Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP),
             Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP),

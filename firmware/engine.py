@@ -394,10 +394,14 @@ class Game:
         """Time side `side` has left at the instant `now`.000 (or at the last event, if that
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
-        if self.state == RUNNING and now > self.last_event:
-            # The steady state, several times a frame: the pairs folded by hand.
+        state = self.state
+        if state == RUNNING:
+            # The steady state, once per side and frame: the pairs folded by hand. (Before
+            # the last event, which need not be the turn's start: the slow path below.)
             mode = self.mode
-            if side != self.running:
+            if now < self.last_event:
+                pass
+            elif side != self.running:
                 if mode != MODE_HOURGLASS:
                     if self.main_us[side] and mode != MODE_UPCOUNT:
                         return self.main[side] + 1
@@ -405,12 +409,22 @@ class Game:
             elif mode != MODE_UPCOUNT and not (
                 self._delay and self.bonus_kind(side) == BONUS_DELAY
             ):
-                # (main - now + turn_start) ms + (main_us + turn_us) us, rounded up
+                # (main - t + turn_start) ms + (main_us + turn_us - t_us) us, rounded up, at
+                # the instant t.t_us = now.000, or the last event when it is later in `now`
                 r = self.main[side] - now + self.turn_start
                 c = self.main_us[side] + self.turn_us  # 0..1998
-                if c:
+                if now == self.last_event:
+                    c -= self.last_us  # -999..1998
+                if c > 0:
                     r += 1 if c <= _US else 2
                 return r if r > 0 else 0
+        elif state != PAUSED:  # ready, flagged, finished: the main times are the times
+            m = self.main[side]
+            if m < 0:
+                return 0
+            if self.main_us[side] and self.mode != MODE_UPCOUNT:
+                return m + 1
+            return m
         self._elapsed(now, 0)
         self._left(side)
         if self._ru and self.mode != MODE_UPCOUNT:
@@ -475,6 +489,14 @@ class Game:
         if self._delay and self.bonus_kind(s) == BONUS_DELAY:
             m += self.bonus_ms(s)
         return m
+
+    def deadline_us(self):
+        """The us part (0..999) of the exact instant `deadline()` rounds up, 0 when none is
+        pending or it falls on a whole ms: the shell sleeps until it (deadline() - 1 ms +
+        this us). Allocates nothing."""
+        if self._deadline() < 0:
+            return 0
+        return self._du
 
     def deadline_exact(self):
         """That instant exactly, as (ms, us), or None. Allocates: for tests and tools."""
@@ -634,8 +656,15 @@ class Game:
             m = 0  # no time reaches a fallen flag except by an arbiter correction
             u = 0
         elif mode == MODE_COUNTDOWN or mode == MODE_BYOYOMI:
-            kind = self.bonus_kind(s)  # byo-yomi: an increment in main time only
-            amount = self.bonus_ms(s)
+            # bonus_kind / bonus_ms, inline (a move's hot path): byo-yomi has an increment
+            # in main time only
+            if self.override_bonus != BONUS_NONE:
+                kind = self.override_bonus
+                amount = self.override_ms
+            else:
+                per = c.periods[self.period[s]]
+                kind = per[2]
+                amount = per[3]
             if kind == BONUS_FISCHER:
                 m += amount
             elif kind == BONUS_BRONSTEIN:
@@ -675,7 +704,7 @@ class Game:
         if (
             self.transition == TRANSITION_MOVES
             and not self.flagged[s]
-            and p < c.last()
+            and p < len(c.periods) - 1  # c.last()
             and n == c.ends[p]
         ):
             self.period[s] = p + 1

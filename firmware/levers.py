@@ -11,7 +11,7 @@ stamped when the contact closed, not when the main loop gets round to it.
 Debounce: the IRQ fires on both edges; each edge is stamped as the lever's last edge. The
 first falling edge of an *armed* lever is a press: its stamp is queued and the lever is
 disarmed, so the rest of the bounce is ignored however long it lasts. The main loop re-arms a
-lever (in `update`, which `pop`/`drain` call) once it reads released (high) and no edge has
+lever (in `update`, which `pop` calls) once it reads released (high) and no edge has
 come for `debounce_us`; so the falling edges of the bounce when a lever is *released* are
 ignored too. Reading the level inside the IRQ would not do: a bounce can flip the line back
 before the handler runs, so the handler asks the pin which edge latched (`irq().flags()`).
@@ -32,10 +32,11 @@ stamp is late by the handler's run time (not yet measured on the board; tens of 
 Overflow: when the ring is full a new press is dropped (never overwrites) and counted in
 `dropped()`; what was queued stays intact.
 
-Main-loop contract: call `update()` (or `pop`/`drain`, which call it) after the bell rings
-and again when the time it returned has passed. An armed lever needs nothing; the quiet test
-stays within ticks_diff's 2**29 us range by remembering which edge it has already seen to be
-old, so a lever left alone for hours still re-arms correctly.
+Main-loop contract: call `update()` (or `pop`, which calls it) after the bell rings and
+again when the time it returned has passed; `drain` does not (see there). An armed lever
+needs nothing; the quiet test stays within ticks_diff's 2**29 us range by remembering which
+edge it has already seen to be old, so a lever left alone for hours still re-arms
+correctly.
 """
 
 import time
@@ -75,6 +76,7 @@ class Levers:
             st[_OLD + side] = now  # no edge yet: quiet
             st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
         self.stamp_us = 0  # stamp of the press last returned by pop()
+        self.checked_us = 0  # ticks_us that update() counted its wait from (main-owned)
         self._falling = left.IRQ_FALLING
         both = left.IRQ_FALLING | left.IRQ_RISING
         left.irq(self._irq_left, both, True)
@@ -114,12 +116,14 @@ class Levers:
 
     def update(self):
         """Re-arm each lever that reads released and has had no edge for `debounce_us`.
-        Returns the us after which calling again can re-arm a lever, or -1 when only an
-        edge (which rings the bell) can. Race-free against the IRQ: it writes only
+        Returns the us after which calling again can re-arm a lever (counted from the
+        reading kept in `checked_us`), or -1 when only an edge (which rings the bell) can.
+        Race-free against the IRQ: it writes only
         main-owned cells, and an arm decision based on a press count the IRQ has since
         moved on is void."""
         st = self._st
         now = time.ticks_us()
+        self.checked_us = now
         wait = -1
         for side in range(2):
             count = st[_COUNT + side]  # read first: a press after this voids the arming
@@ -143,6 +147,9 @@ class Levers:
     def pop(self):
         """Next press: returns its side (0/1) and sets `self.stamp_us`; -1 when none."""
         self.update()
+        return self._next()
+
+    def _next(self):
         st = self._st
         tail = st[_TAIL]
         if tail == st[_HEAD]:
@@ -167,10 +174,12 @@ class Levers:
 
     def drain(self, callback):
         """Call `callback(side, stamp_us)` for every queued press, oldest first; returns how
-        many. Allocates nothing if the callback does not."""
+        many. Unlike `pop` it does not re-arm first (a press's own wakeup hands the engine
+        its press sooner: the loop calls `update()` after its LEDs). Allocates nothing if
+        the callback does not."""
         n = 0
         while True:
-            side = self.pop()
+            side = self._next()
             if side < 0:
                 return n
             callback(side, self.stamp_us)

@@ -20,7 +20,7 @@ instant in it, so a clock powered for weeks keeps small ints (and the engine's i
 arrays never overflow at 24.8 days).
 """
 
-from time import ticks_diff
+from time import ticks_add, ticks_diff
 
 from micropython import const
 
@@ -30,7 +30,7 @@ REBASE_MS = const(1 << 29)  # 6.2 days: past this the shell re-bases when it saf
 class MonoClock:
     def __init__(self, now_us):
         self._last_us = now_us  # raw ticks_us at the last update
-        self._rem_us = 0  # 0..999 us not yet counted in `ms`
+        self.rem_us = 0  # 0..999: the us past `ms` at the last update (not counted in it)
         self.ms = 0  # monotonic ms since construction
         self.at_us = 0  # us within its ms of the stamp last given to ms_at (0..999)
 
@@ -40,10 +40,19 @@ class MonoClock:
         d = ticks_diff(now_us, self._last_us)
         if d > 0:
             self._last_us = now_us
-            total = self._rem_us + d
+            total = self.rem_us + d
             self.ms += total // 1000
-            self._rem_us = total % 1000
+            self.rem_us = total % 1000
         return self.ms
+
+    def ticks_at(self, ms):
+        """The raw ticks_us at which the count reaches `ms` (at most 2**29 us after the last
+        update): where the loop's sleep ends. An `ms` the count has reached gives the last
+        update's own instant (a sleep that ends at once), however far back. Allocation-free."""
+        d = ms - self.ms
+        if d <= 0:
+            return self._last_us
+        return ticks_add(self._last_us, d * 1000 - self.rem_us)
 
     def rebase(self):
         """Count from 0 again (the us remainder and the tick reference stay, so no time is
@@ -53,6 +62,6 @@ class MonoClock:
     def ms_at(self, stamp_us):
         """Monotonic ms of a raw stamp within half a tick period of the last update (rounded
         down); its us within that ms goes to `at_us`."""
-        total = self._rem_us + ticks_diff(stamp_us, self._last_us)
+        total = self.rem_us + ticks_diff(stamp_us, self._last_us)
         self.at_us = total % 1000
         return self.ms + total // 1000

@@ -53,50 +53,47 @@ _T_H = const(3_599_000)  # countdown: above this, HhMM (1 h rounded up to whole 
 _T_10H = const(35_940_000)  # countdown: above this, HHhM (10 h rounded up to minutes)
 
 
-def _div(t, unit, up):
-    # Integer quotient of t / unit, rounded up or down.
-    if up:
-        return (t + unit - 1) // unit
-    return t // unit
-
-
 def format_into(buf, t_ms, up, tenths_below_s=_TENTHS_MAX_S):
     """Write 4 ASCII codes for `t_ms` into `buf` (bytearray(4)); return the colon (1/0).
 
-    `up` = True rounds up (countdown), False rounds down (stopwatch)."""
+    `up` = True rounds up (countdown), False rounds down (stopwatch). (It runs at every
+    change of a running clock: the seconds come first, the coarser and finer units only
+    when the layout needs them, and the roundings are inline.)"""
     if t_ms < 0:
         t_ms = 0
     if tenths_below_s > _TENTHS_MAX_S:
         tenths_below_s = _TENTHS_MAX_S
-    m = _div(t_ms, _MS_MIN, up)
-    if m >= _MIN_10H:
-        tens = _div(t_ms, _MS_10MIN, up)
-        if tens > _TENS_MAX:
-            tens = _TENS_MAX
-        h = tens // 6
-        buf[0] = _C0 + h // 10
-        buf[1] = _C0 + h % 10
-        buf[2] = _H
-        buf[3] = _C0 + tens % 6
-        return 0
-    s = _div(t_ms, _MS_S, up)
-    if s >= _S_1H:
+    s = (t_ms + 999) // _MS_S if up else t_ms // _MS_S
+    if s >= _S_1H:  # an hour or more: minutes (10 h or more: tens of minutes)
+        m = (t_ms + _MS_MIN - 1) // _MS_MIN if up else t_ms // _MS_MIN
+        if m >= _MIN_10H:
+            tens = (t_ms + _MS_10MIN - 1) // _MS_10MIN if up else t_ms // _MS_10MIN
+            if tens > _TENS_MAX:
+                tens = _TENS_MAX
+            h = tens // 6
+            buf[0] = _C0 + h // 10
+            buf[1] = _C0 + h % 10
+            buf[2] = _H
+            buf[3] = _C0 + tens % 6
+            return 0
         buf[0] = _C0 + m // 60
         buf[1] = _H
         buf[2] = _C0 + (m % 60) // 10
         buf[3] = _C0 + m % 10
         return 0
-    tenths = _div(t_ms, 100, up)
-    if tenths < tenths_below_s * 10:
-        buf[0] = _BLANK
-        buf[1] = _C0 + tenths // 10
-        buf[2] = _C0 + tenths % 10
-        buf[3] = _BLANK
-        return 1
+    if s <= tenths_below_s:  # (tenths shown only below that many whole seconds)
+        tenths = (t_ms + 99) // _MS_TENTH if up else t_ms // _MS_TENTH
+        if tenths < tenths_below_s * 10:
+            buf[0] = _BLANK
+            buf[1] = _C0 + tenths // 10
+            buf[2] = _C0 + tenths % 10
+            buf[3] = _BLANK
+            return 1
     m = s // 60
     buf[0] = _C0 + m // 10 if m >= 10 else _BLANK
     buf[1] = _C0 + m % 10
-    buf[2] = _C0 + (s % 60) // 10
+    s %= 60
+    buf[2] = _C0 + s // 10
     buf[3] = _C0 + s % 10
     return 1
 

@@ -1,27 +1,39 @@
 """TM1637 driver: puts 4 segment bytes and a brightness on one 4-digit display.
 
-Owns only the chip's command sequence. It is handed a two-wire `bus` with the primitive
-operations of MicroPython's `machine.SoftI2C` (board.py creates it on the CLK and DIO pins,
-both open drain with pull-ups): `start()`, `write(buf)` (returns the number of bytes
-acknowledged; it stops at the first missing ACK) and `stop()`.
+Owns the chip's command sequence and the words that carry it to the wire. It is handed a
+PIO state machine running tm1637_pio.program on the display's CLK and DIO pins (board.py
+makes it), and uses only its `put(buffer)`, `rx_fifo()` and `get()`.
 
-Why SoftI2C (TM1637 datasheet): the chip's two-wire protocol has I2C's start (DIO falls while
-CLK is high), stop (DIO rises while CLK is high), data sampled on CLK's rising edge and an
-ACK on the ninth clock, but no address and bytes go LSB first. So each byte is sent
-bit-reversed (a 256-byte table) through SoftI2C's C bit-banging: a whole frame costs nine
-calls instead of some 360 Python pin calls and sleeps (about 6 ms of CPU on an RP2040 at
-125 MHz, against under 1 ms). `BUS_HZ` = 100 kHz: a 5 us half period, within the chip's
-limit (the datasheet asks for less than 250 kHz when reading keys; writes allow more) with
-room for the modules' pull-up resistors and line capacitors.
+A frame is three transactions (TM1637 datasheet): start, 0x40 (write data,
+auto-increment), stop; start, 0xC0 (address 0), the 4 segment bytes, stop; start,
+0x88 | brightness (display on), stop. They go to the FIFO as 4 words of up to 3 bytes, 10
+bits per byte from bit 0: the byte inverted (the program pulls DIO low for a 1 in it: a 0
+on the wire), then "stop after this byte", then "the next byte is in this word":
+    word 0: 0x40, stop                     word 2: digit 2, next; digit 3, stop
+    word 1: 0xC0, next; digit 0, next; digit 1      word 3: control, stop
+All 4 fit the TX FIFO at once, so `put` never waits for the wire unless a frame is still
+going out on the same display (then for at most that frame's rest).
 
-A frame is: start, 0x40 (write data, auto-increment), stop; start, 0xC0 (address 0), 4
-segment bytes, stop; start, 0x88 | brightness (display on), stop.
+Why a PIO and not SoftI2C (measured on the emulated chip, `make chip-bench`, issue 14):
+`machine.SoftI2C` bit-bangs the same start/stop/ACK protocol in C (bytes bit-reversed, the
+TM1637 is LSB first), and the CPU is busy for the whole frame: 1.07 ms per changed display
+(0.8 ms of it on the wire at 100 kHz), one display after the other, so a lever press that
+changes both spent 2.1 ms before the second one's last byte, and every mm:ss change cost a
+ms of CPU. Here the CPU spends 0.03 ms handing 4 words to a FIFO and goes on (to the other
+display, whose machine runs at the same time, or to sleep); the wire takes 0.7 ms for a
+frame either way. `BUS_HZ` = 100 kHz: a 5 us half period, within the chip's limit (the
+datasheet asks for less than 250 kHz when reading keys; writes allow more) with room for
+the modules' pull-up resistors and line capacitors.
 
 `show(segs)` writes only when the bytes or the brightness differ from what the chip holds,
-so the loop may call it at every render. A bus error (a line held low) is counted in
-`errors`, never raised: the clock keeps running with a stale display rather than stopping.
-Nothing allocates after the constructor.
+so the loop may call it at every render. Unacknowledged bytes (no chip, a bad wire, a line
+held low) are counted in `nacks` (the program reports them per transaction; `show` reads
+them first) and the frame is written again at that `show`, never raised: the clock keeps
+running with a stale display rather than stopping, and a display whose connector came
+back shows the right digits at the next render. Nothing allocates after the constructor.
 """
+
+from array import array
 
 from micropython import const
 
@@ -30,36 +42,25 @@ _CMD_ADDR = const(0xC0)  # address of digit 0
 _CMD_CTRL = const(0x80)  # display control; | _CTRL_ON | brightness
 _CTRL_ON = const(0x08)
 BRIGHTNESS_MAX = const(7)
-BUS_HZ = const(100_000)  # SoftI2C clock for the TM1637 (see the module doc)
-
-
-def _reversed_bits():
-    table = bytearray(256)
-    for b in range(256):
-        r = 0
-        for i in range(8):
-            if b & (1 << i):
-                r |= 0x80 >> i
-        table[b] = r
-    return table
-
-
-_REV = _reversed_bits()  # LSB-first byte -> the MSB-first byte the bus sends
+BUS_HZ = const(100_000)  # the wire's clock (see the module doc; tm1637_pio.PIO_HZ)
+_STOP = const(0x100)  # in a byte's 10 bits: a stop after it
+_NEXT = const(0x200)  # in a byte's 10 bits: the next byte is in the same word
+_WORD_DATA = const(0x1BF)  # ~0x40 & 0xFF | _STOP: the data command, alone
+_ADDR_FIELD = const(0x23F)  # ~0xC0 & 0xFF | _NEXT: the address command, digit 0 next
+_ONES = b"\0\1\1\2\1\2\2\3\1\2\2\3\2\3\3\4\1\2\2\3\2\3\3\4\2\3\3\4\3\4\4\5"  # bits set in 0..31
 
 
 class TM1637:
-    def __init__(self, bus, brightness=BRIGHTNESS_MAX):
-        self._bus = bus
+    def __init__(self, sm, brightness=BRIGHTNESS_MAX):
+        self._sm = sm
         self._shown = bytearray(4)  # segment bytes the chip holds
-        self._frame = bytearray(5)  # the address command and 4 digits, bit-reversed
-        self._cmd = bytearray(1)  # a one-byte command, bit-reversed
+        self._words = array("I", (_WORD_DATA, 0, 0, 0))  # the frame, as tm1637_pio reads it
         self._valid = False  # False until the first frame: the chip's content is unknown
         self._brightness = 0  # 0..7, the level the chip holds or is about to get
         self._on = True  # display on/off
         self._sent_ctrl = -1  # display control byte the chip holds, -1 = unknown
         self.frames = 0  # frames written, for tests and the bench
         self.nacks = 0  # bytes the chip did not acknowledge (no chip, a bad wire)
-        self.errors = 0  # bus errors (OSError from the bus: a line stuck low)
         self.set_brightness(brightness)
 
     def set_brightness(self, level):
@@ -89,43 +90,25 @@ class TM1637:
         ctrl = _CMD_CTRL | self._brightness
         if self._on:
             ctrl |= _CTRL_ON
+        sm = self._sm
+        if sm.rx_fifo():  # unacknowledged bytes since the last look, a word per transaction
+            while sm.rx_fifo():
+                self.nacks += _ONES[sm.get() & 31]
+            self._valid = False  # the chip missed part of a frame: write it again
         shown = self._shown
-        same = self._valid and ctrl == self._sent_ctrl
-        for i in range(4):
-            if shown[i] != segs[i]:
-                same = False
-                shown[i] = segs[i]
-        if same:
+        if self._valid and ctrl == self._sent_ctrl and shown == segs:
             return False
-        self._valid = False  # unknown until the frame is through (whatever cuts it short)
-        try:
-            self._write_frame(ctrl)
-        except OSError:
-            self.errors += 1
-            self._valid = False  # unknown again: the next show rewrites
-            self._sent_ctrl = -1
-            return False
+        self._valid = False  # unknown until the words are handed over (whatever cuts it)
+        shown[0] = segs[0]  # (no slice: in native code a slice is made on the heap)
+        shown[1] = segs[1]
+        shown[2] = segs[2]
+        shown[3] = segs[3]
+        w = self._words
+        w[1] = _ADDR_FIELD | ((segs[0] ^ 0xFF) | _NEXT) << 10 | (segs[1] ^ 0xFF) << 20
+        w[2] = (segs[2] ^ 0xFF) | _NEXT | ((segs[3] ^ 0xFF) | _STOP) << 10
+        w[3] = (ctrl ^ 0xFF) | _STOP
+        sm.put(w)
         self._valid = True
         self._sent_ctrl = ctrl
         self.frames += 1
         return True
-
-    def _write_frame(self, ctrl):
-        bus = self._bus
-        cmd = self._cmd
-        frame = self._frame
-        frame[0] = _REV[_CMD_ADDR]
-        for i in range(4):
-            frame[i + 1] = _REV[self._shown[i]]
-        cmd[0] = _REV[_CMD_DATA]
-        bus.start()
-        acks = bus.write(cmd)
-        bus.stop()
-        bus.start()
-        acks += bus.write(frame)
-        bus.stop()
-        cmd[0] = _REV[ctrl]
-        bus.start()
-        acks += bus.write(cmd)
-        bus.stop()
-        self.nacks += 7 - acks

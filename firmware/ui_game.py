@@ -17,13 +17,16 @@ arbiter places the clock by looking at it); PLAY there exchanges the two sides' 
 (ui.Ui.swap_sides), when they differ.
 
 Rendering is a pure function of the engine state, this screen's state and `now`, and
-allocates nothing (the steady state: it runs at every change of the running clock).
+allocates nothing (the steady state: it runs at every change of the running clock). It asks
+the engine for each side's time once: `next_change` and `alerts` (called right after
+`render(now)`) reuse them while the clock runs and nothing has happened since (the same
+`now`, no engine event: `last_event` moves with every press, flag, period and resume).
 """
 
 import engine as E
 import timefmt
 from micropython import const
-from timecontrol import MODE_UPCOUNT
+from timecontrol import MODE_HOURGLASS, MODE_UPCOUNT
 from ui_base import Screen, copy, overtime_count
 from ui_info import InfoPages
 
@@ -63,6 +66,13 @@ class GameScreen(Screen):
         self._alert_second = -1  # the last of the last 5 s beeped for
         self._alert_low = False  # the low-time beep sounded (re-armed above the threshold)
         self._beating = False  # the running side shows MM:SS, so its colon beats
+        # The times of the last render while the clock ran (see the module doc): valid for
+        # `now` == _at with the engine's last event still (_ev_ms, _ev_us); _d the running
+        # side's delay left, -1 when the render did not ask.
+        self._at = -1
+        self._ev_ms = self._ev_us = 0
+        self._r0 = self._r1 = 0
+        self._d = -1
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
@@ -118,7 +128,10 @@ class GameScreen(Screen):
         settings = self.ui.settings
         if g.state != E.RUNNING or g.control.mode == MODE_UPCOUNT or not settings["sound"]:
             return 0
-        r = g.remaining(g.running, now)
+        if self._fresh(now):
+            r = self._r1 if g.running else self._r0
+        else:
+            r = g.remaining(g.running, now)
         low = settings["low_time_s"] * 1000
         if low and r <= low and not self._alert_low:
             self._alert_low = True
@@ -133,90 +146,123 @@ class GameScreen(Screen):
         return 0
 
     # ------------------------------------------------------------ render
-    def _time(self, side, now):
+    def _fresh(self, now):
+        """True when the times of the last render are still the engine's at `now`."""
         g = self.game
-        buf = self.text[side]
-        r = g.remaining(side, now)
-        if g.control.mode == MODE_UPCOUNT:
-            self.colon[side] = timefmt.countup_into(buf, r)
-        else:
-            self.colon[side] = timefmt.countdown_into(buf, r)
+        return (
+            now == self._at
+            and g.state == E.RUNNING
+            and g.last_event == self._ev_ms
+            and g.last_us == self._ev_us
+        )
 
     def render(self, now):
         """While a clock runs, the texts change only when `Game.remaining()` of a side crosses
         a rounding step of timefmt (per side), plus these instants:
         - the running side's colon beats in the MM:SS layout: on for the first half of each
-          second of the time that counts, off for the second half (see _beat);
+          second of the time that counts, off for the second half (the delay while it
+          lasts, else the main time; the stopwatch counts up), so it changes together with
+          the digits, not on a phase of its own;
         - a fallen flag blinks `FLAG` with its time, at the half-seconds of `now`;
-        - overtime counters (byo-yomi / Canadian only): a side in overtime whose flag has
-          not fallen shows its counter (`bY n` / `c nn`, ui_base.overtime_count) instead of
-          its time while `(ceil(r / 1000) >> 1) & 1` is 1, r = `remaining()` of the
-          *running* side: 2 s of time, 2 s of counter, switching at the instants r falls to
-          an odd multiple of 1000 ms (..., 5000, 3000, 1000; in the MM:SS layout exactly
-          when the running side's seconds digit changes to an odd number). The running side
-          shows its time without interruption while it shows under 10 s (ceil(r / 1000) <
-          10, the tenths layout). The counter itself changes only at engine events (a
-          period used up, a move, a new block). Paused, ready or flagged: no alternation
-          (the counters are on the MINUS/PLUS info page)."""
+        - overtime counters (byo-yomi / Canadian only): see _overtime."""
         g = self.game
         ui = self.ui
         state = g.state
-        blink = (now // _BLINK_MS) & 1
         ui.leds = 0
+        self._at = -1
         if state == E.FINISHED:
             self._render_result(now)
             return
         if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
             self.info.render(now)
             return
-        shown_s = -1  # the running side's shown seconds, when an overtime counter may show
-        if state == E.RUNNING and g.control.ot_count:
-            shown_s = (g.remaining(g.running, now) + 999) // 1000
         text = self.text
         colon = self.colon
-        for side in (0, 1):
-            self._time(side, now)
-            if (
-                shown_s >= 0
-                and (shown_s >> 1) & 1
-                and g.in_overtime(side)
-                and not g.flagged[side]
-                and (side != g.running or shown_s >= 10)
-            ):
-                overtime_count(text[side], g, side)
-                colon[side] = 0
-            if g.flagged[side] and blink:
-                both = g.flagged[0] and g.flagged[1]
-                if not both:
-                    copy(text[side], _TEXTS, 0)
-                else:
-                    copy(text[side], _TEXTS, 4 if g.first_flag == side else 8)
-                colon[side] = 0
-        if state == E.RUNNING:
-            ui.leds = 1 << g.running
-            # The running side's colon beats once a second in the MM:SS layout.
+        r0 = g.remaining(0, now)
+        r1 = g.remaining(1, now)
+        up = g.control.mode != MODE_UPCOUNT  # countdown rounding, else the stopwatch's
+        colon[0] = timefmt.format_into(text[0], r0, up)
+        colon[1] = timefmt.format_into(text[1], r1, up)
+        running = state == E.RUNNING
+        if running and g.control.ot_count:
+            self._overtime(r1 if g.running else r0)
+        if g.flagged[0] or g.flagged[1]:
+            self._flags(now)
+        if running:
+            self._at = now
+            self._ev_ms = g.last_event
+            self._ev_us = g.last_us
+            self._r0 = r0
+            self._r1 = r1
+            self._d = -1
             s = g.running
-            self._beating = text[s][3] != 32 and colon[s]  # the MM:SS layout
-            if self._beating and not self._beat(s, now):
-                colon[s] = 0
+            ui.leds = 1 << s
+            # The running side's colon beats once a second in the MM:SS layout.
+            beating = text[s][3] != 32 and colon[s]
+            self._beating = beating
+            if beating:
+                rs = r1 if s else r0
+                if up:
+                    d = g.delay_left(s, now)
+                    self._d = d
+                    on = ((d or rs) - 1) % 1000 >= 500
+                else:
+                    on = rs % 1000 < 500
+                if not on:
+                    colon[s] = 0
         elif state == E.PAUSED:
-            ui.leds = (1 << g.running) if blink else 0
+            ui.leds = (1 << g.running) if (now // _BLINK_MS) & 1 else 0
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
-        elif state == E.READY and ui.battery_pct < ui.battery_low_pct and blink:
+        elif state == E.READY and ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
             copy(text[0], _TEXTS, 12)
             copy(text[1], _TEXTS, 16)
             colon[0] = colon[1] = 0
 
-    def _beat(self, s, now):
-        """The running side's colon beat: on for the first half of each second of the time
-        that counts (the delay while it lasts, else the main time; the stopwatch counts up),
-        so it changes together with the digits, not on a phase of its own."""
+    def _overtime(self, rs):
+        """Overtime counters (byo-yomi / Canadian only, the clock running): a side in overtime
+        whose flag has not fallen shows its counter (`bY n` / `c nn`,
+        ui_base.overtime_count) instead of its time while `(ceil(rs / 1000) >> 1) & 1` is 1,
+        rs = `remaining()` of the *running* side: 2 s of time, 2 s of counter, switching at
+        the instants rs falls to an odd multiple of 1000 ms (..., 5000, 3000, 1000; in the
+        MM:SS layout exactly when the running side's seconds digit changes to an odd
+        number). The running side shows its time without interruption while it shows under
+        10 s (ceil(rs / 1000) < 10, the tenths layout). The counter itself changes only at
+        engine events (a period used up, a move, a new block). Paused, ready or flagged: no
+        alternation (the counters are on the MINUS/PLUS info page)."""
         g = self.game
-        if g.control.mode == MODE_UPCOUNT:
-            return g.remaining(s, now) % 1000 < 500
-        q = g.delay_left(s, now) or g.remaining(s, now)
-        return (q - 1) % 1000 >= 500
+        shown_s = (rs + 999) // 1000
+        if not (shown_s >> 1) & 1:
+            return
+        for side in (0, 1):
+            if (
+                g.in_overtime(side)
+                and not g.flagged[side]
+                and (side != g.running or shown_s >= 10)
+            ):
+                overtime_count(self.text[side], g, side)
+                self.colon[side] = 0
+
+    def _flags(self, now):
+        """A fallen flag blinks `FLAG` (both fallen: `FL 1` / `FL 2`, in the order they fell)
+        with its time, at the half-seconds of `now`."""
+        if not (now // _BLINK_MS) & 1:
+            return
+        g = self.game
+        both = g.flagged[0] and g.flagged[1]
+        for side in (0, 1):
+            if g.flagged[side]:
+                if not both:
+                    copy(self.text[side], _TEXTS, 0)
+                else:
+                    copy(self.text[side], _TEXTS, 4 if g.first_flag == side else 8)
+                self.colon[side] = 0
+
+    def _time(self, side, now):
+        g = self.game
+        buf = self.text[side]
+        r = g.remaining(side, now)
+        self.colon[side] = timefmt.format_into(buf, r, g.control.mode != MODE_UPCOUNT)
 
     def _render_result(self, now):
         g = self.game
@@ -248,24 +294,38 @@ class GameScreen(Screen):
             nxt = (now // _BLINK_MS + 1) * _BLINK_MS
         if state != E.RUNNING:
             return nxt
-        stopwatch = g.control.mode == MODE_UPCOUNT
+        mode = g.control.mode
+        stopwatch = mode == MODE_UPCOUNT
         s = g.running
-        rs = 0  # the running side's remaining time
-        for side in (0, 1):
-            r = g.remaining(side, now)
-            if side == s:
-                rs = r
-            trend = g.remaining(side, now + 1) - r  # 1 ms later: -1 falls, 0 still, 1 rises
+        fresh = self._fresh(now)
+        if fresh:
+            rs = self._r1 if s else self._r0
+        else:
+            rs = g.remaining(s, now)
+        # The running side's time: 1 ms later it falls (-1), stands (0: a delay, or 0 left)
+        # or rises (1: the stopwatch).
+        trend = g.remaining(s, now + 1) - rs
+        if trend:
+            n = timefmt.next_change(rs, trend > 0, not stopwatch)
+            if n > 0 and (nxt < 0 or now + n < nxt):
+                nxt = now + n
+        if mode == MODE_HOURGLASS:  # only the hourglass moves the other side's time
+            o = 1 - s
+            if fresh:
+                r = self._r1 if o else self._r0
+            else:
+                r = g.remaining(o, now)
+            trend = g.remaining(o, now + 1) - r
             if trend:
-                n = timefmt.next_change(r, trend > 0, not stopwatch)
+                n = timefmt.next_change(r, trend > 0, True)
                 if n > 0 and (nxt < 0 or now + n < nxt):
                     nxt = now + n
-        d = g.delay_left(s, now)
+        d = self._d if fresh and self._d >= 0 else g.delay_left(s, now)
         if d and (nxt < 0 or now + d < nxt):
             nxt = now + d  # the main time starts to fall; the beat changes reference
         if g.control.ot_count and (g.in_overtime(0) or g.in_overtime(1)) and not d:
             # Overtime counters alternate with the time when the running side's remaining
-            # time falls to an odd multiple of 1000 ms (see render).
+            # time falls to an odd multiple of 1000 ms (see _overtime).
             if rs > 1_000:
                 b = (rs - 1) // 1_000  # the next whole second below rs
                 if not b & 1:
@@ -273,7 +333,7 @@ class GameScreen(Screen):
                 if nxt < 0 or now + rs - b * 1_000 < nxt:
                     nxt = now + rs - b * 1_000
         if self._beating:
-            # The beat flips at the next half second of the counting time (see _beat).
+            # The beat flips at the next half second of the counting time (see render).
             if stopwatch:
                 n = 500 - rs % 500
             else:

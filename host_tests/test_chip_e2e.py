@@ -143,6 +143,7 @@ def test_the_flag_falls_at_its_instant(pico, clock):
 
 def test_pause_power_loss_and_resume(clock):
     clock.choose_preset(BLITZ_5_3)
+    clock.run_ms(500)  # the chosen preset's save (littlefs: some 130 ms of writes) ends
     started = clock.t
     clock.press("left")  # White's clock runs
     clock.run_ms(6_860)
@@ -150,6 +151,7 @@ def test_pause_power_loss_and_resume(clock):
     clock.run_ms(2_860)
     paused = clock.t
     clock.tap("play")  # the arbiter pauses on Black's move: the game is saved now
+    clock.run_ms(500)  # littlefs: some 150 ms of erases and programs
     tr = clock.trace()
     clean(tr)
     before = displays(tr, tr.now_ns)
@@ -182,9 +184,10 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     starts, in us (mp_wfe_or_timeout), not on the ticks_ms grid. So a poll nothing
     interrupts sleeps its whole timeout from whatever phase of a ms it starts at, except when
     a ms boundary passes during its first look at the doorbell (elapsed is then 1): that one
-    ends up to 1 ms early. (The host's fake select, harness/mp_select.py, and make bench's
-    loop model end every poll on the grid, up to 1 ms early; the app's +1 ms is right on
-    both.) The emulator is deterministic: these 12 phases give the same 12 sleeps each run."""
+    ends up to 1 ms early. The host's fake select (harness/mp_select.py) and make bench's
+    loop model sleep the same way, and doorbell.wait_until, which the loop sleeps with,
+    relies on it. The emulator is deterministic: these 12 phases give the same 12 sleeps
+    each run."""
     out = clock.repl_json(
         "import json, time\n"
         "bell = clock.board.bell\n"
@@ -199,6 +202,53 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     shown = " ".join(map(str, out))
     assert all(4_000 < us <= 5_200 for us in out), shown  # never 1 ms early or more
     assert sum(1 for us in out if us >= 5_000) >= 10, shown  # the grid would cut 11 short
+
+
+def test_a_poll_cut_short_leaves_its_timer_to_wake_the_next_sleep(clock):
+    """pico-sdk 2.x fires the timer of a poll's timeout even when the poll ended early
+    (best_effort_wfe_or_timeout cancels the alarm but leaves the hardware timer set), so the
+    next sleep is woken then for nothing and sleeps on: a short awake stretch 5 ms after
+    the first poll began, then the second poll's own end, its rest counted on the ms grid
+    from that look (at least 9 ms after its start; harness/mp_select.py does the same)."""
+    out = clock.repl_json(
+        "import json, time\n"
+        "bell = clock.board.bell\n"
+        "alarm = bell._alarm\n"
+        "time.sleep_ms(2)\n"
+        "t0 = time.ticks_us()\n"
+        "alarm.restart()\n"
+        "alarm.put(1_000)\n"
+        "bell.wait(5)\n"
+        "t1 = time.ticks_us()\n"
+        "bell.seen_a = bell.rung[2]\n"
+        "bell.wait(10)\n"
+        "t2 = time.ticks_us()\n"
+        "print(json.dumps([t0, time.ticks_diff(t1, t0), time.ticks_diff(t2, t0)]))"
+    )
+    t0, first, second = out
+    assert 1_000 <= first < 1_300  # the alarm cut the first poll short
+    assert first + 9_000 <= second < first + 11_000  # the second slept on to its end
+    tr = clock.trace()
+    woke = [a for a, b in tr.segments if t0 * 1000 + 4_900_000 < a < t0 * 1000 + 5_300_000]
+    assert len(woke) == 1, "woken by the first poll's timer at 5 ms"
+
+
+def test_the_alarm_ends_the_sleep_at_its_us(clock):
+    """The loop's sleep with the PIO alarm (alarm_pio.py, doorbell.wait_until): from any
+    phase of a ms, for a few us or seconds, the sleep ends after the instant asked for and
+    within the alarm's hard IRQ and the poll's return of it (under 0.2 ms), never before."""
+    out = clock.repl_json(
+        "import json, time\n"
+        "bell = clock.board.bell\n"
+        "out = []\n"
+        "for k, left in enumerate((7, 450, 999, 1_000, 4_321, 250_000, 2_000_000)):\n"
+        "    time.sleep_us(k * 137)\n"
+        "    target = time.ticks_add(time.ticks_us(), left)\n"
+        "    bell.wait_until(target)\n"
+        "    out.append(time.ticks_diff(time.ticks_us(), target))\n"
+        "print(json.dumps(out))"
+    )
+    assert all(0 <= late < 200 for late in out), out
 
 
 def test_pio_runs_in_lock_step_with_the_core(clock):
@@ -230,3 +280,51 @@ def test_pio_runs_in_lock_step_with_the_core(clock):
     gaps = [b - a for a, b in zip(edges[1:], edges[2:], strict=False)]
     assert all(abs(g - 16_000) < 100 for g in gaps), sorted(set(gaps))
     assert abs(edges[-1] - edges[1] - 16_000 * (len(edges) - 2)) < 100
+
+
+def test_the_displays_are_driven_by_the_pio(pico, clock):
+    """The TM1637 frames come from PIO state machines (tm1637_pio.py), checked by the
+    emulator's TM1637 model on each display's pins (tools/chip/tm1637.mjs: start/stop, LSB
+    first, setup and pulse widths, the ACK, the command set): a game's frames are the three
+    transactions of tm1637.py at 100 kHz (the address transaction's 5 bytes take 0.49 ms
+    from start to stop); both displays' frames go out at once; every byte was
+    acknowledged (the drivers' nacks); the CPU hands a frame over in a small fraction of
+    its 0.7 ms on the wire."""
+    clock.choose_preset(BLITZ_5_0)
+    clock.run_ms(500)
+    edge = clock.t
+    clock.press("left")  # the right runs: its colon beats, its digits change
+    clock.run_ms(2_000)
+    tr = clock.trace()
+    clean(tr)
+    frames = [(s, e, bytes(d)) for s, e, d in tr.frames[1] if s >= edge * MS]
+    assert len(frames) >= 3 * 3
+    assert [d[0] & 0xC0 for _s, _e, d in frames[:3]] == [0x40, 0xC0, 0x80]
+    addr = [(s, e, d) for s, e, d in frames if d[0] == 0xC0]
+    assert all(len(d) == 5 and 480_000 <= e - s <= 500_000 for s, e, d in addr)
+    ready = pico.session()  # at the ready screen the app hands the board to the REPL
+    ready.run_to(BOOT_MS)
+    mark = ready.t
+    out = ready.repl_json(
+        "import json, time, segments\n"
+        "ds = clock.board.displays\n"
+        "a, b = segments.encode('8888'), segments.encode('1234')\n"
+        "time.sleep_ms(2)\n"
+        "t0 = time.ticks_us()\n"
+        "ds[0].show(a)\n"
+        "t1 = time.ticks_us()\n"
+        "ds[1].show(b)\n"
+        "time.sleep_ms(2)\n"
+        "ds[0].show(bytearray(segments.encode('4321')))\n"
+        "time.sleep_ms(2)\n"
+        "print(json.dumps([ds[0].nacks, ds[1].nacks, time.ticks_diff(t1, t0)]))"
+    )
+    assert out[:2] == [0, 0]
+    assert out[2] < 150  # us of CPU for a frame of 700 us on the wire
+    tr = ready.trace()
+    ready.close()
+    clean(tr)
+    first = [[(s, e) for s, e, _d in tr.frames[side] if s >= mark * MS] for side in (0, 1)]
+    assert first[1][0][0] < first[0][1][1]  # the right's frame starts before the left's
+    # address transaction (the second of its three) has ended: both on the wire at once
+    assert tr.lit(0)[-1].text == "4321" and tr.lit(1)[-1].text == "1234"

@@ -52,7 +52,7 @@ PROBE = """
 import json, time
 m = clock.mono
 g = clock.ui.game
-origin = time.ticks_add(m._last_us, -(m.ms * 1000 + m._rem_us))
+origin = time.ticks_add(m._last_us, -(m.ms * 1000 + m.rem_us))
 print(json.dumps({"origin_us": origin, "state": g.state, "first_flag": g.first_flag,
     "main": list(g.main), "main_us": list(g.main_us), "flagged": list(g.flagged),
     "flag_at": list(g.flag_at), "flag_us": list(g.flag_us), "moves": list(g.moves),

@@ -5,7 +5,6 @@ import machine
 import pytest
 import segments
 import timefmt
-import tm1637
 from buttons import LONG, MINUS, PLAY, PLUS, REPEAT, SET, SHORT, Buttons, button_of, kind_of
 from buzzer import BEEP, CONFIRM, FLAG, Buzzer
 from hypothesis import given, settings
@@ -318,13 +317,31 @@ class TestFakeWDT:
 # ---------------------------------------------------------------------------- TM1637
 
 
-def make_display(live=False):
-    """A TM1637 as board.py builds it: SoftI2C on two open-drain pins with pull-ups."""
-    clk = machine.Pin(CLK, machine.Pin.OPEN_DRAIN, machine.Pin.PULL_UP, value=1)
-    dio = machine.Pin(DIO, machine.Pin.OPEN_DRAIN, machine.Pin.PULL_UP, value=1)
-    chip = tm1637_decode.attach(clk, dio) if live else None
-    bus = machine.SoftI2C(scl=clk, sda=dio, freq=tm1637.BUS_HZ)
-    return TM1637(bus), clk, dio, chip
+def make_display(live=False, sm_id=0, clk_gpio=CLK, dio_gpio=DIO):
+    """A TM1637 as board.py builds it: the pins with their pull-ups, handed to a PIO state
+    machine running tm1637_pio.program (the fake rp2 runs it instruction by instruction)."""
+    import rp2
+    import tm1637_pio
+
+    clk = machine.Pin(clk_gpio, machine.Pin.IN, machine.Pin.PULL_UP)
+    dio = machine.Pin(dio_gpio, machine.Pin.IN, machine.Pin.PULL_UP)
+    chip = tm1637_decode.attach(clk, dio, machine.now_us) if live else None
+    sm = rp2.StateMachine(
+        sm_id,
+        tm1637_pio.program,
+        freq=tm1637_pio.PIO_HZ,
+        sideset_base=clk,
+        set_base=dio,
+        out_base=dio,
+        in_base=dio,
+    )
+    sm.active(1)
+    return TM1637(sm), clk, dio, chip
+
+
+def wire():
+    """Let a frame handed to the state machine go out (0.7 ms at 100 kHz)."""
+    machine.advance(2_000)
 
 
 class TestTM1637:
@@ -332,23 +349,34 @@ class TestTM1637:
         disp, clk, dio, chip = make_display(live=True)
         segs = segments.encode(" 507", True)
         assert disp.show(segs)
+        wire()
         replay = tm1637_decode.decode(clk, dio)
         for c in (chip, replay):
             assert c.segments() == segs
             assert c.on and c.brightness == 7
-            assert c.errors == 0 and c.frames == 1
+            assert c.errors == 0 and c.frames == 1 and c.transactions == 3
         assert chip.text() == (" 507", True)
-        assert disp.nacks == 0 and disp.errors == 0
+        assert disp.nacks == 0
 
-    def test_no_chip_counts_missing_acks(self, board):
+    def test_no_chip_counts_missing_acks_and_retries(self, board):
+        """Every byte goes out (the program does not stop at a missing ACK); each
+        transaction that missed one reports it, read at the next show, which rewrites."""
         disp, clk, dio, _ = make_display()
-        assert disp.show(segments.encode(" 507", True))
-        # SoftI2C.write stops at the first missing ACK: one byte per transaction went out.
-        assert disp.nacks == 7 and disp.errors == 0
+        segs = segments.encode(" 507", True)
+        assert disp.show(segs)
+        wire()
+        assert disp.nacks == 0  # not read yet
+        assert disp.show(segs)  # the chip missed the frame: written again
+        assert disp.nacks == 7
+        wire()
+        assert disp.show(segs) and disp.nacks == 14
+        assert tm1637_decode.decode(clk, dio).segments() == segs
 
     def test_live_chip_acknowledges(self, board):
         disp, clk, dio, chip = make_display(live=True)
         disp.show(segments.encode("SEt "))
+        wire()
+        assert not disp.show(segments.encode("SEt "))
         assert disp.nacks == 0
         assert chip.text() == ("5Et ", False)
         assert dio.contention == 0 and clk.contention == 0 and chip.errors == 0
@@ -358,21 +386,26 @@ class TestTM1637:
         disp, clk, dio, chip = make_display(live=True)
         segs = bytearray(segments.encode("1h29"))
         assert disp.show(segs)
+        wire()
         n = len(clk.trace)
         assert not disp.show(segs)
         assert not disp.show(bytes(segs))
+        wire()
         assert len(clk.trace) == n and disp.frames == 1 and chip.frames == 1
 
     def test_changes_are_written(self, board):
         disp, clk, dio, chip = make_display(live=True)
         disp.show(segments.encode("1234"))
-        disp.show(segments.encode("1235"))
-        assert chip.text() == ("1235", False)
+        disp.show(segments.encode("1235"))  # queued behind the first: put waits for room
+        wire()
+        assert chip.text() == ("1235", False) and chip.frames == 2
         disp.set_brightness(2)
         assert disp.show(segments.encode("1235"))
+        wire()
         assert chip.brightness == 2
         disp.set_on(False)
         assert disp.show(segments.encode("1235"))
+        wire()
         assert chip.shown() == bytes(4) and chip.segments() == segments.encode("1235")
         assert chip.frames == 4
 
@@ -380,9 +413,11 @@ class TestTM1637:
         disp, clk, dio, chip = make_display(live=True)
         disp.set_brightness(99)
         disp.show(bytes(4))
+        wire()
         assert chip.brightness == 7
         disp.set_brightness(-3)
         disp.show(bytes(4))
+        wire()
         assert chip.brightness == 0
 
     def test_invalidate_forces_a_rewrite(self, board):
@@ -390,23 +425,47 @@ class TestTM1637:
         disp.show(segments.encode("8888"))
         disp.invalidate()
         assert disp.show(segments.encode("8888"))
+        wire()
         assert chip.frames == 2
 
-    def test_a_stuck_line_is_counted_not_raised(self, board):
+    def test_a_stuck_line_is_counted_not_raised_and_healed(self, board):
         disp, clk, dio, chip = make_display(live=True)
-        clk.drive(0, source="short")  # CLK shorted to ground: SoftI2C times out
-        assert not disp.show(segments.encode("0:00"))
-        assert disp.errors == 1
+        clk.drive(0, source="short")  # CLK shorted to ground: the chip sees no clock
+        assert disp.show(segments.encode("0:00"))
+        wire()
         clk.drive(None, source="short")
-        assert disp.show(segments.encode("0:00"))  # rewritten once the line is free
+        assert disp.show(segments.encode("0:00"))  # unacknowledged: rewritten
+        assert disp.nacks == 7
+        wire()
         assert chip.segments() == segments.encode("0:00")
 
-    def test_a_frame_takes_little_time(self, board):
-        disp, *_ = make_display(live=True)
+    def test_a_frame_costs_the_cpu_nothing_and_the_wire_0_7_ms(self, board):
+        """show() hands 4 words over and returns at once (no virtual time passes); the
+        address transaction ends 0.6 ms later and the frame 0.7 ms later (10 PIO cycles a
+        bit at 1 MHz: tm1637_pio.py)."""
+        disp, clk, dio, chip = make_display(live=True)
+        disp.show(segments.encode("1111"))  # the first frame also switches the display on
+        wire()
         start = board.us
         disp.show(segments.encode("8888"))
-        # 7 bytes of 9 clocks at 100 kHz plus starts and stops: about 0.8 ms on the wire
-        assert 700 <= board.us - start < 1_000
+        assert board.us == start
+        wire()
+        t, lit = chip.timeline[-1]
+        assert lit == segments.encode("8888")
+        assert 580 <= t - start <= 620
+        last = max(t for _seq, t, _level in dio.trace)
+        assert 680 <= last - start <= 720
+
+    def test_both_displays_at_once(self, board):
+        """Two state machines of one PIO share the program and run at the same time."""
+        left, *_, chip_l = make_display(live=True)
+        right, *_, chip_r = make_display(True, 1, CLK + 2, DIO + 2)
+        start = board.us
+        left.show(segments.encode("1111"))
+        right.show(segments.encode("2222"))
+        wire()
+        assert chip_l.timeline[-1][0] == chip_r.timeline[-1][0] < start + 800
+        assert chip_l.text()[0] == "1111" and chip_r.text()[0] == "2222"
 
     @settings(max_examples=60, deadline=None)
     @given(st.binary(min_size=4, max_size=4), st.integers(0, 7), st.booleans())
@@ -416,6 +475,8 @@ class TestTM1637:
         disp.set_brightness(level)
         disp.set_on(on)
         disp.show(segs)
+        wire()
+        assert not disp.show(segs)
         assert chip.segments() == segs
         assert (chip.brightness, chip.on, chip.errors, disp.nacks) == (level, on, 0, 0)
         assert tm1637_decode.decode(clk, dio).segments() == segs
@@ -443,8 +504,10 @@ def make_levers(**kw):
 
 
 def events(lv):
+    """The presses drained, then the re-arm, as the loop does them (app.py)."""
     out = []
     lv.drain(lambda side, stamp: out.append((side, stamp)))
+    lv.update()
     return out
 
 
@@ -580,7 +643,7 @@ class TestLevers:
         board.advance_ms(10)
         machine.release(LEFT_PIN)
         board.advance_ms(30)
-        assert len(events(lv)) == 1  # drain re-arms
+        assert len(events(lv)) == 1  # re-armed after the drain
         board.advance_ms(20 * 60 * 1000)  # 20 min, no main loop: ticks_diff would fold
         machine.press(LEFT_PIN)
         t = ticks(board)
@@ -967,6 +1030,90 @@ class TestTimefmtProperties:
             assert tm1637_decode.text(out) == (chars, bool(colon))
 
 
+# ---------------------------------------------------------------------------- fake rp2
+
+
+class TestFakePIO:
+    """harness/mp/rp2.py against the RP2040 datasheet (instruction words, timing) and the
+    chip (the square wave of test_chip_e2e.py::test_pio_runs_in_lock_step_with_the_core)."""
+
+    def test_instruction_words_are_the_datasheets(self, board):
+        import rp2
+
+        @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW)
+        def prog():
+            label("top")  # noqa: F821
+            set(pins, 1).side(1)[3]  # noqa: F821
+            nop()  # noqa: F821
+            pull(block)  # noqa: F821
+            push(noblock)  # noqa: F821
+            out(pindirs, 1)  # noqa: F821
+            in_(pins, 1)  # noqa: F821
+            mov(isr, null)  # noqa: F821
+            jmp(x_dec, "top")  # noqa: F821
+            jmp(not_y, "top")  # noqa: F821
+
+        # side-set optional (not every word has it): bit 12 enables, bit 11 the value,
+        # bits 10:8 the delay
+        assert list(prog[0]) == [
+            0xE001 | 1 << 12 | 1 << 11 | 3 << 8,
+            0xA042,
+            0x80A0,
+            0x8000,
+            0x6081,
+            0x4001,
+            0xA0C3,
+            0x0040,
+            0x0060,
+        ]
+        assert prog[4] >> 30 & 1 and prog[4] >> 12 & 0x1F == 8 and prog[4] >> 7 & 0x1F == 0
+
+    def test_a_square_wave_keeps_the_chips_timing(self, board):
+        """Two instructions of 1 + 31 cycles at 2 MHz (a divider of 62.5): 16 us half
+        periods, as the emulated chip measures."""
+        import rp2
+
+        @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
+        def square():
+            set(pins, 1)[31]  # noqa: F821
+            set(pins, 0)[31]  # noqa: F821
+
+        pin = machine.Pin(16)
+        sm = rp2.StateMachine(4, square, freq=2_000_000, set_base=pin)
+        sm.active(1)
+        machine.advance(1_000)
+        sm.active(0)
+        edges = [t for _seq, t, _level in pin.trace]
+        assert len(edges) >= 60
+        assert {b - a for a, b in zip(edges, edges[1:], strict=False)} == {16}
+
+    def test_put_waits_for_room_and_the_machine_takes_words_in_order(self, board):
+        import rp2
+
+        @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
+        def echo():
+            pull(block)  # noqa: F821
+            mov(isr, osr)[7]  # noqa: F821
+            push(block)  # noqa: F821
+
+        sm = rp2.StateMachine(5, echo, freq=1_000_000, set_base=machine.Pin(17))
+        sm.active(1)
+        start = board.us
+        sm.put(array_of(range(1, 10)))  # 9 words: a 4-deep FIFO, a pull every 10 us
+        assert board.us > start  # the CPU waited for room in the FIFO
+        got = []
+        for _ in range(9):
+            got.append(sm.get())
+        assert got == list(range(1, 10))
+        assert sm.rx_fifo() == 0 and sm.tx_fifo() == 0
+
+
+def array_of(values):
+    from array import array
+
+    return array("I", values)
+
+
 # ---------------------------------------------------------------------------- fake select
 
 
@@ -984,12 +1131,153 @@ class TestFakeSelect:
 
         return doorbell.Doorbell()
 
-    def test_timeout_counts_on_the_ticks_ms_grid(self, board):
+    def test_an_undisturbed_timeout_is_slept_whole_from_its_start(self, board):
+        """The rp2 port's WFE alarm is `timeout - elapsed` ms after the first look, to the
+        us: from any phase of a ms, 5 ms is 5 ms (the chip test measures the same)."""
         bell = self.make_bell()
-        board.advance_us(1_000 - board.us % 1_000 + 700)  # 0.7 ms into a millisecond
+        for phase in (0, 1, 700, 999):
+            board.advance_us(1_000 - board.us % 1_000 + phase)
+            start = board.us
+            assert not bell.wait(5)
+            assert board.us - start == 5_000
+
+    def slow_look(self, bell, us):
+        """The doorbell's first look takes `us` (its ioctl is Python: on the chip it takes
+        time), so a ms boundary can pass during it."""
+        ioctl = bell.ioctl
+
+        def slow(req, arg):
+            board_us = machine.now_us()
+            machine.advance(us, irq_only=True)
+            assert machine.now_us() == board_us + us
+            return ioctl(req, arg)
+
+        bell.ioctl = slow
+
+    def test_a_first_look_that_straddles_a_ms_ends_up_to_1_ms_sooner(self, board):
+        """elapsed is 1 after the first look, so the alarm comes `timeout - 1` ms after it:
+        counted from the start, 0.7 + 0.4 + 4 ms + the second look's 0.4 = 4.8 ms."""
+        bell = self.make_bell()
+        self.slow_look(bell, 400)
+        board.advance_us(1_000 - board.us % 1_000 + 700)
         start = board.us
-        bell.wait(5)
-        assert board.us - start == 4_300  # ticks_ms() - start >= 5: up to 1 ms early in us
+        assert not bell.wait(5)
+        assert board.us - start == 4_800
+
+    def test_an_interrupt_that_readies_nothing_counts_the_rest_on_the_grid(self, board):
+        """A pin edge with no handler ends the WFE; the poll looks again (nothing ready) and
+        sleeps `timeout - elapsed` ms from then, elapsed counted on the ticks_ms grid."""
+        bell = self.make_bell()
+        board.advance_us(1_000 - board.us % 1_000 + 700)
+        start = board.us
+        machine.after(1_500, lambda: machine.press(RIGHT_PIN))  # 2.2 ms on the grid
+        assert not bell.wait(5)
+        assert board.us - start == 1_500 + 3_000  # elapsed 2 at the look: 3 ms more
+
+    def test_wait_until_never_ends_before_its_instant(self, board):
+        """wait_until asks for the us left rounded up to whole ms, and sleeps again when the
+        poll came back early (a straddled first look): 0-1 ms after the instant."""
+        import time
+
+        bell = self.make_bell()
+        board.advance_us(1_000 - board.us % 1_000 + 100)
+        target = time.ticks_add(time.ticks_us(), 4_300)
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 700  # 5 ms from the call
+        self.slow_look(bell, 400)
+        board.advance_us(1_000 - board.us % 1_000 + 700)
+        target = time.ticks_add(time.ticks_us(), 5_000)
+        # The first poll ends 0.2 ms short (at 5.5: straddled, then a second 0.4 ms look);
+        # one more ms asked from there: a look (to 5.9), the alarm at 6.9, a look to 7.3.
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 1_600
+
+    def test_a_poll_cut_short_leaves_its_timer_to_wake_the_next_sleep(self, board):
+        """pico-sdk fires the timer of a WFE's timeout even after the poll ended early: the
+        next sleep is woken then for nothing, looks again, and sleeps on to its own end."""
+        bell = self.make_bell()
+        looks = []
+        ioctl = bell.ioctl
+        bell.ioctl = lambda req, arg: looks.append(machine.now_us()) or ioctl(req, arg)
+        board.advance_us(1_000 - board.us % 1_000)
+        start = board.us
+        machine.after(1_000, bell.ring)
+        assert bell.wait(5)  # rung at 1 ms: its timer stays set for 5 ms
+        assert bell.take() == 2
+        del looks[:]
+        assert not bell.wait(10)
+        assert board.us - start == 1_000 + 10_000
+        assert [t - start for t in looks] == [1_000, 5_000, 11_000]
+
+    def make_alarmed_bell(self):
+        """A doorbell with the board's alarm: PIO0's machine 2 running alarm_pio.program on
+        the fake rp2 (board.py builds the same)."""
+        import sys
+
+        import alarm_pio
+        import rp2
+
+        from harness import firmware
+
+        sys.modules.pop("doorbell", None)
+        firmware._import_with_fake_select("doorbell")
+        import doorbell
+
+        assert doorbell._ALARM_OVERHEAD == alarm_pio.OVERHEAD_CYCLES
+        sm = rp2.StateMachine(2, alarm_pio.program, freq=alarm_pio.PIO_HZ)
+        sm.active(1)
+        return doorbell.Doorbell(sm), sm
+
+    def test_the_alarm_ends_the_sleep_at_its_us(self, board):
+        """The PIO counts the us left (1 MHz) and its IRQ rings the bell's third cell: the
+        poll (whose own timeout is a ms later) ends at the instant, whatever its phase."""
+        import time
+
+        import alarm_pio
+
+        bell, _sm = self.make_alarmed_bell()
+        for phase, left in ((0, 4_300), (999, 1), (123, 3_999_000), (500, 17)):
+            board.advance_us(1_000 - board.us % 1_000 + phase)
+            target = time.ticks_add(time.ticks_us(), left)
+            bell.wait_until(target)
+            late = time.ticks_diff(time.ticks_us(), target)
+            assert late == max(0, alarm_pio.OVERHEAD_CYCLES - left)  # the program's own
+        assert bell.take() == 0  # the alarm is no source the loop looks at
+
+    def test_with_the_alarm_the_poll_has_no_timeout(self, board):
+        """Late in a ms, with a slow first look (which would straddle a ms boundary and end
+        a timed poll a ms early), and after a poll cut short (whose timer would wake the
+        next sleep): one poll, without a timeout, and the alarm ends it at its instant."""
+        import time
+
+        bell, _sm = self.make_alarmed_bell()
+        self.slow_look(bell, 400)
+        polls = []
+        wait = bell.wait
+        bell.wait = lambda t: polls.append(t) or wait(t)
+        board.advance_us(1_000 - board.us % 1_000 + 900)
+        target = time.ticks_add(time.ticks_us(), 5_000)
+        bell.wait_until(target)
+        assert polls == [-1]
+        assert time.ticks_diff(time.ticks_us(), target) == 400  # the look after the ring
+        assert machine.next_wake() is None  # no timer left to wake a later sleep
+
+    def test_a_count_cut_short_does_not_end_the_next_sleep(self, board):
+        """A lever wakes the loop before its alarm: the count still running (and any ring it
+        made since) is void when the next sleep sets its own."""
+        import time
+
+        bell, _sm = self.make_alarmed_bell()
+        pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+        pin.irq(bell.ring, machine.Pin.IRQ_FALLING, True)
+        machine.after(1_000, lambda: machine.press(LEFT_PIN))
+        start = board.us
+        bell.wait_until(time.ticks_add(time.ticks_us(), 2_000))
+        assert board.us - start == 1_000 and bell.take() == 2
+        board.advance_us(1_500)  # the loop works past the first alarm's instant
+        target = time.ticks_add(time.ticks_us(), 3_000)
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 0
 
     def test_an_edge_ends_the_sleep_at_once(self, board):
         bell = self.make_bell()

@@ -1,7 +1,7 @@
 """Edge cases of the event-driven loop (issue 8) on the simulated board: an edge that comes
 in the middle of a wakeup, an exception inside a wakeup, a lever held for minutes, a press at
 the flag's exact instant, a button held through a game start, a message that expires, the
-brightness setting, the fake SoftI2C against extmod/machine_i2c.c. Each run is checked with
+brightness setting, the board's display frames on the fake rp2's PIO. Each run is checked with
 harness/loop_check.py where the errors.log rule allows it (see test_loop_properties.py).
 """
 
@@ -53,13 +53,7 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
     (a few us on the chip) is stamped in the next ms: the engine starts the new clock 1 ms
     after the `now` the loop renders and schedules with. The next display change must still
     be found (here the tenths of the side that starts with 9 s), not left to the 4 s feed."""
-    # boot_us % 1000 == 5: every wakeup that ends a poll on the ticks_ms grid reads 995 us
-    # past a monotonic ms, so an edge 10 us later falls in the next ms. (The two SoftI2C
-    # constructors' stop conditions take 40 us before the app starts its clock.)
-    start_us = vtime.TICKS_PERIOD - 3_000_000
-    start_us -= (start_us + 40 - 5) % 1000
-    clock = boot(tmp_path, {"preset": BULLET_1_0}, start_us=start_us)
-    assert clock.boot_us % 1000 == 5
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
     lever(clock, "left")  # right (White) runs 1:00
     clock.run_ms(51_000)
     lever(clock, "right")  # left runs 1:00, right keeps about 9 s
@@ -69,9 +63,11 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
     armed = [True]
 
     def edge_inside_the_wakeup():
-        if armed[0] and clock.app.mono._rem_us >= 990:  # a wakeup on the ticks_ms grid
+        if armed[0]:
             armed[0] = False
-            vtime.current.advance_us(10)  # the wakeup's own work before the drain
+            # The wakeup's own work before the drain passes the next ms boundary (on the
+            # chip a wakeup that read the clock late in its ms needs only a few us).
+            vtime.current.advance_us(1_010 - clock.app.mono.rem_us)
             machine.press(LEVER["left"])  # the left player moves: its IRQ runs now
         return pending()
 
@@ -126,22 +122,22 @@ def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
 
 
 def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path):
-    """A fault that makes every wakeup fail (a display bus that raises something other than
-    OSError, in the middle of a frame) is logged, the loop still feeds the watchdog and keeps
-    the clock's time; when the fault goes, the display shows the right time again at once,
-    not only at its next change (a frame cut short leaves the chip's content unknown)."""
+    """A fault that makes every wakeup fail (a display's state machine that raises when
+    handed a frame) is logged, the loop still feeds the watchdog and keeps the clock's time;
+    when the fault goes, the display shows the right time again at once, not only at its
+    next change (a frame that was not handed over leaves the chip's content unknown)."""
     clock = boot(tmp_path)
     lever(clock, "left")
-    bus = clock.app.board.displays[1]._bus
-    write = bus.write
+    sm = clock.app.board.displays[1]._sm
+    put = sm.put
     broken = [True]
 
-    def failing_write(buf):
+    def failing_put(words):
         if broken[0]:
-            raise RuntimeError("bus fault")
-        return write(buf)
+            raise RuntimeError("PIO fault")
+        return put(words)
 
-    bus.write = failing_write
+    sm.put = failing_put
     clock.run_ms(70_000)  # more than the 8 s watchdog; the right's minute digit changes
     assert clock.app.errors > 0
     broken[0] = False
@@ -263,48 +259,50 @@ def test_brightness_takes_effect_at_once_and_after_a_power_cycle(tmp_path):
 
 
 # ------------------------------------------------------------ the fakes
-def test_fake_soft_i2c_frame_timing_matches_machine_i2c(tmp_path):
-    """extmod/machine_i2c.c at freq=100 kHz: a 5 us half period (`mp_hal_i2c_delay`, and one
-    more inside each `scl_release`); start = 3 delays; a byte = 1 + 8 x 2 + 2 + 1 = 20;
-    stop = 4. One TM1637 frame (three transactions of 1, 5 and 1 bytes) is then
-    3 x 7 + 7 x 20 = 161 delays = 805 us, with every byte acknowledged by the chip model."""
+def test_the_boards_frames_go_out_while_the_loop_sleeps(tmp_path):
+    """board.py's displays on the fake rp2 (the PIO program run instruction by instruction):
+    show() takes no time of the CPU's, both machines of a press's render send at once, and
+    the address transaction ends 0.6 ms after the words were put (tm1637_pio.py)."""
     clock = boot(tmp_path)
-    tm = clock.app.board.displays[0]
-    tm.invalidate()
+    lever(clock, "left")  # right runs
+    clock.run_ms(1_500)
+    tms = clock.app.board.displays
+    for tm in tms:
+        tm.invalidate()
     before = clock.vt.us
-    assert tm.show(bytes((0x3F, 0x06, 0x5B, 0x4F)))
-    assert clock.vt.us - before == 805
-    assert clock.display(0) == ("0123", False) and tm.nacks == 0
+    assert tms[0].show(bytes((0x3F, 0x06, 0x5B, 0x4F)))
+    assert tms[1].show(bytes((0x3F, 0x06, 0x5B, 0x4F)))
+    assert clock.vt.us == before
+    machine.advance(1_000)
+    for side in (0, 1):
+        t, lit = clock.chips[side].timeline[-1]
+        assert tm1637_decode.text(lit) == ("0123", False)
+        assert 580 <= t - before <= 620
+    assert tms[0].nacks == tms[1].nacks == 0
 
 
 def test_a_frame_cut_short_by_any_exception_is_rewritten():
-    """tm1637.py: an exception other than OSError from the bus in the middle of a frame must
-    not leave the driver believing the chip holds the new bytes."""
+    """tm1637.py: an exception from the state machine while a frame is handed over must not
+    leave the driver believing the chip holds the new bytes."""
     from tm1637 import TM1637
 
-    class Bus:
+    class Machine:
         fail = False
-        writes = 0
 
-        def start(self):
-            pass
+        def rx_fifo(self):
+            return 0
 
-        def stop(self):
-            pass
-
-        def write(self, buf):
-            self.writes += 1
-            if self.fail and self.writes == 2:
+        def put(self, words):
+            if self.fail:
                 raise RuntimeError("cut")
-            return len(buf)
 
-    bus = Bus()
-    tm = TM1637(bus)
+    sm = Machine()
+    tm = TM1637(sm)
     assert tm.show(bytes(4))
-    bus.fail, bus.writes = True, 0
+    sm.fail = True
     with pytest.raises(RuntimeError):
         tm.show(b"\x3f\x3f\x3f\x3f")
-    bus.fail = False
+    sm.fail = False
     assert tm.show(b"\x3f\x3f\x3f\x3f"), "the same bytes again: the chip never got them"
 
 
@@ -353,7 +351,9 @@ def test_a_lever_edge_during_a_display_frame_is_stamped_at_once(tmp_path):
     lever(clock, "left")  # right runs 1:00 in mm:ss: a frame at each half second
     g = game(clock)
     change_us = clock.at_us(g.turn_start + 1_000)  # 0:59 and the beat: a frame written
-    edge_us = change_us + 1_200  # the wakeup comes 0-1 ms after it, the frame takes 0.8 ms
+    # The wakeup comes at the instant (Python takes no time here, the sleep ends on it) and
+    # the PIO puts the frame on the wire for 0.7 ms: the edge comes in the middle of it.
+    edge_us = change_us + 300
     machine.after(edge_us - clock.vt.us, lambda: machine.press(LEVER["right"]))
     clock.run_ms(1_500)
     machine.release(LEVER["right"])
@@ -397,15 +397,18 @@ FLASH_WRITE_US = 30_000  # game.json on littlefs: a 4 KB sector erase is ~45 ms 
 
 def slow_flash(monkeypatch):
     """archive.save (game.json at a pause or a flag) takes FLASH_WRITE_US of virtual time,
-    with the CPU busy (the rp2 port keeps interrupts off while it erases and programs), as
-    on the chip; the host's file writes take no time otherwise."""
+    with the CPU busy and interrupts off (the rp2 port keeps them off while it erases and
+    programs: IRQ handlers wait), as on the chip, while the PIO runs on (a frame handed to
+    it goes out); the host's file writes take no time otherwise."""
     import archive
 
     save = archive.save
 
     def slow_save(*args, **kwargs):
         ok = save(*args, **kwargs)
-        vtime.current.advance_us(FLASH_WRITE_US)
+        state = machine.disable_irq()
+        machine.advance(FLASH_WRITE_US, irq_only=True)
+        machine.enable_irq(state)
         return ok
 
     monkeypatch.setattr(archive, "save", slow_save)

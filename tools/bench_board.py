@@ -3,14 +3,15 @@
 Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
 buzzer, set_leds, battery_percent, watchdog). The levers, buttons, buzzer and TM1637 drivers
 are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
-a fake PWM and a fake two-wire bus, so their Python cost is part of what the bench measures;
-the bus's own bit time (C code on the board) is added by tools/bench.py from the protocol
-(`FRAME_BUS_DELAYS`).
+a fake PWM and fake PIO state machines, so their Python cost is part of what the bench
+measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
+by tools/bench.py to the lags.
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
 decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
-stands in for doorbell.py: `wait(ms)` moves the virtual clock to the timeout (on the ticks_ms
-grid, as MicroPython's poll) or to a lever press the bench scheduled, which it fires.
+stands in for doorbell.py: `wait_until(target_us)` moves the virtual clock to that instant
+(the board's PIO alarm ends the sleep at it, alarm_pio.py) or to a lever press the bench
+scheduled, which it fires.
 
 Nothing here allocates after the constructor: it must not pollute the bench's allocation
 figures.
@@ -98,24 +99,24 @@ class FakePin:
         self.handler(self)
 
 
-class FakeBus:
-    """SoftI2C's primitives (start/write/stop) as tm1637.py uses them; every byte is
-    acknowledged. The bit time is not spent here (tools/bench.py adds it)."""
+class FakeMachine:
+    """A PIO state machine as tm1637.py uses it (put, rx_fifo, get); every byte is
+    acknowledged. The frame's wire time is the PIO's, not the CPU's (tools/bench.py)."""
 
-    def start(self):
+    def put(self, buf):
         pass
 
-    def stop(self):
-        pass
+    def rx_fifo(self):
+        return 0
 
-    def write(self, buf):
-        return len(buf)
+    def get(self):
+        return 0
 
 
 class BenchBell(Doorbell):
     """doorbell.py's Doorbell with the bench clock for its sleep. One scheduled lever press
-    at a time: `press_at(total_us, pin)`; `wait(ms)` fires it if it comes before the
-    timeout."""
+    at a time: `press_at(total_us, pin)`; `wait_until(target_us)` fires it if it comes
+    before the sleep's end."""
 
     def __init__(self, clock):
         super().__init__()
@@ -127,12 +128,15 @@ class BenchBell(Doorbell):
         self.press_us = total_us
         self.press_pin = pin
 
-    def wait(self, timeout_ms):
+    def wait_until(self, target_us):
         clock = self.clock
-        if self.rung[0] != self.seen:
+        if self.rung[0] != self.seen or self.rung[1] != self.seen_b:
+            return
+        left = clock.ticks_diff(target_us, clock.us)
+        if left <= 0:
             return
         now = clock.total_us
-        end = (now // 1000 + timeout_ms) * 1000  # MicroPython counts ticks_ms()
+        end = now + left  # the alarm's instant (doorbell.py)
         p = self.press_us
         if 0 <= p <= end:
             if p > now:
@@ -175,8 +179,11 @@ class BenchBoard:
         self.lever_pins = (FakePin(), FakePin())
         self.button_pins = (FakePin(), FakePin(), FakePin(), FakePin())
         self.pwm = FakePWM()
-        self.buses = (FakeBus(), FakeBus())
-        self.displays = (tm1637_mod.TM1637(self.buses[0]), tm1637_mod.TM1637(self.buses[1]))
+        self.machines = (FakeMachine(), FakeMachine())
+        self.displays = (
+            tm1637_mod.TM1637(self.machines[0]),
+            tm1637_mod.TM1637(self.machines[1]),
+        )
         self.levers = levers_mod.Levers(
             self.lever_pins[0], self.lever_pins[1], bell=self.bell.rung
         )

@@ -53,7 +53,7 @@ def loop(app, board, clock, run_us, run, press_every_us=0):
         deadline = g.deadline()
         pressed = bell.press_us
         frames = board.frames()
-        bell.wait(app._sleep_ms)
+        bell.wait_until(app._wake_us)
         if pressed >= 0 and bell.press_us < 0:
             lag = clock.total_us - pressed
             if lag > c[3]:
@@ -64,11 +64,11 @@ def loop(app, board, clock, run_us, run, press_every_us=0):
         wrote = board.frames() - frames
         c[1] += wrote
         if wrote and 0 <= due <= mono.ms:
-            lag = (mono.ms - due) * 1000 + mono._rem_us
+            lag = (mono.ms - due) * 1000 + mono.rem_us
             if lag > c[2]:
                 c[2] = lag
         if 0 <= deadline <= mono.ms and g.state != E.RUNNING:
-            lag = (mono.ms - deadline) * 1000 + mono._rem_us
+            lag = (mono.ms - deadline) * 1000 + mono.rem_us
             if lag > c[4]:
                 c[4] = lag
         if next_press >= 0 and bell.press_us < 0:
@@ -82,8 +82,8 @@ def play(app, clock, run_us):
     clock.total_us = 0
     n = 0
     while clock.total_us < run_us:
-        us = app._sleep_ms * 1000 - clock.us % 1000  # the poll's ticks_ms grid
-        clock.advance(us if us > 0 else 0)
+        left = clock.ticks_diff(app._wake_us, clock.us)  # the bell's alarm, inline
+        clock.advance(left if left > 0 else 0)
         app.safe_wake()
         n += 1
     return n

@@ -125,9 +125,9 @@ def bench_ui(n):
     if segments.encode_into(segs[0], ui.text[0], ui.colon[0]) != 0:
         raise RuntimeError("ui bench: unencodable text %r" % bytes(ui.text[0]))
 
-    from bench_board import FakeBus
+    from bench_board import FakeMachine
 
-    disp = tm1637.TM1637(FakeBus())
+    disp = tm1637.TM1637(FakeMachine())
     segs_a = bytearray(segments.encode(" 123", True))
     segs_b = bytearray(segments.encode(" 124", True))
 
@@ -147,9 +147,9 @@ def bench_ui(n):
         show,
         show_bare,
         n,
-        "TM1637.show(segs) with the bytes changed every call: the Python part of a frame "
-        "(the bus stand-in's three calls count as SoftI2C's C calls; the bit time is added "
-        "by tools/bench.py), N calls",
+        "TM1637.show(segs) with the bytes changed every call: the CPU's part of a frame "
+        "(the state machine stand-in's calls count as the rp2 port's C calls; the PIO puts "
+        "the frame on the wire), N calls",
     )
 
     buf = bytearray(4)

@@ -333,6 +333,11 @@ class Referee:
                 if g.state == E.RUNNING and x == g.running:
                     assert shown * US >= ms * US + us
                     assert (shown == 0) == (ms == 0 and us == 0)
+            # A reading a ms earlier (the loop's, before a press it drained): taken as the
+            # last event when that is later, with the same rounding.
+            p_ms, p_us = g.remaining_exact(x, at - 1, 0)
+            up = 1 if p_us and m.mode != MODE_UPCOUNT else 0
+            assert g.remaining(x, at - 1) == p_ms + up, ("earlier", x, self.t)
         assert (g.state == E.FLAGGED) == m.stopped
         if g.first_flag >= 0:
             other = m.flag[1 - g.first_flag]

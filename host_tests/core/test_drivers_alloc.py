@@ -56,21 +56,21 @@ class FakePin:
         return self
 
 
-class FakeBus:
-    """SoftI2C's primitives as the TM1637 driver uses them: every byte acknowledged."""
+class FakeMachine:
+    """A PIO state machine as the TM1637 driver uses it (put, rx_fifo, get): every byte
+    acknowledged, so nothing ever comes back."""
 
     def __init__(self):
-        self.bytes = 0
+        self.words = 0
 
-    def start(self):
-        pass
+    def put(self, buf):
+        self.words += len(buf)
 
-    def stop(self):
-        pass
+    def rx_fifo(self):
+        return 0
 
-    def write(self, buf):
-        self.bytes += len(buf)
-        return len(buf)
+    def get(self):
+        return 0
 
 
 class FakePWM:
@@ -121,8 +121,8 @@ class TestNoAllocation(unittest.TestCase):
         self.assertTrue(lv.dropped() > 0)
 
     def test_tm1637_show(self):
-        bus = FakeBus()
-        disp = TM1637(bus)
+        sm = FakeMachine()
+        disp = TM1637(sm)
         a = bytearray(b"\x3f\x06\x5b\x4f")
         b = bytearray(b"\x06\x86\x5b\x4f")
         disp.show(a)
@@ -137,7 +137,7 @@ class TestNoAllocation(unittest.TestCase):
         self.assertTrue(wrote)
         self.assertFalse(same)
         self.assertEqual(disp.frames, 3)
-        self.assertEqual(bus.bytes, 3 * 7)
+        self.assertEqual(sm.words, 3 * 4)
         self.assertEqual(disp.nacks, 0)
 
     def test_buttons(self):

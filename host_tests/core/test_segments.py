@@ -107,6 +107,20 @@ class TestEncode(unittest.TestCase):
         segments.encode_into(out, "1234", False)
         self.assertEqual(bytes(out), segments.encode("1234"))
 
+    def test_encode_ascii_is_encode_into_for_every_code(self):
+        """The hot path's table gives what encode_into gives, for every byte value in
+        every position, with and without the colon."""
+        a = bytearray(4)
+        b = bytearray(4)
+        for code in range(256):
+            for pos in range(4):
+                text = bytearray(b"8 :0")
+                text[pos] = code
+                for colon in (0, 1):
+                    segments.encode_ascii(a, text, colon)
+                    segments.encode_into(b, bytes(text), colon)
+                    self.assertEqual(a, b)
+
     def test_no_allocation(self):
         if not MICROPYTHON:
             return  # heap_lock is a no-op on CPython
@@ -121,6 +135,7 @@ class TestEncode(unittest.TestCase):
             segments.encode_into(out, text_b, True)
             segments.encode_into(out, text_s, False, 0)
             segments.glyph(65)
+            segments.encode_ascii(out, b"SEt ", 0)
         finally:
             micropython.heap_unlock()
         self.assertEqual(bytes(out), segments.encode("SEt "))

@@ -3,11 +3,11 @@
 `SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
 default), puts live TM1637 models on the display pins, and runs main.py with its flash
 filesystem in a host folder. With `costs` (harness/costs.py) the firmware's own Python work
-takes virtual time at the chip's rates; without, it takes none (only the SoftI2C bit delays
-do). The main loop's sleep (`select.poll` on the doorbell, faked by
-harness/mp_select.py) advances virtual time to the next host event or the poll's timeout,
-so the loop runs exactly as on the board, only as fast as the host can go. Control comes
-back to the caller through host events that stop the run.
+takes virtual time at the chip's rates; without, it takes none (the displays' frames go out
+on the fake rp2's PIO in virtual time either way). The main loop's sleep (`select.poll` on
+the doorbell, faked by harness/mp_select.py) advances virtual time to the next host event
+or the poll's timeout, so the loop runs exactly as on the board, only as fast as the host
+can go. Control comes back to the caller through host events that stop the run.
 
 USB: `clock.usb` is the board's USB serial port with a host at the other end
 (harness/usb_cdc.py; fresh and unplugged at each power-on): board.py is handed its `sys`.

@@ -20,7 +20,7 @@ shared/tinyusb/mp_usbd.h, ports/rp2/mphalport.c, shared/runtime/sys_stdio_mphal.
   (DTR) only as much as the TX FIFO (256 bytes) has room for; then it waits 1 ms at a time
   for room, up to 500 ms after the last progress, and returns short. Virtual time runs
   through the wait with only IRQ-level events (pins, timers, the watchdog): the host's own
-  actions wait for Python, as for SoftI2C's bit delays, so a blocked write lasts 500 ms.
+  actions wait for Python, as for the cost model's charges, so a blocked write lasts 500 ms.
   With the port closed every byte goes into the FIFO and the oldest are overwritten
   (tx_overwritabe_if_not_connected); nothing waits. TX FIFO content outlives a close
   (tx_persistent) and reaches the next program that opens the port.

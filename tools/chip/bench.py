@@ -13,7 +13,7 @@ MicroPython rp2 inside rp2040js, driven only through the pins, and prints with p
   the chip of the run's twin, see onchip.py and chip.Chip.twin) to the stop that ends the
   frame writing it, for mm:ss digits, the colon's beat, tenths and h:mm, and whether any
   frame came early;
-- the flag deadline to "FLAG" / " 0:0 " on the flagged side, and to the buzzer;
+- the flag's exact instant (to the µs) to "FLAG" / " 0:0 " on the flagged side, and to the buzzer;
 - a lever edge to the LEDs, and to the last frame of either display;
 - the lever stamp's latency (edge to the hard IRQ's timer read);
 - the live heap after boot (firmware imported, Board and App built);
@@ -274,7 +274,8 @@ def run_flag(c, out):
         _errors(tr, s, out, "flag")
     twin, st = inside(c, s, tr, edge, out, "flag")
     twin.close()
-    instant = (st["origin_us"] + st["deadline"] * 1000) * 1000  # the right's flag
+    ms, us = st["deadline_exact"]  # the right's flag, exact to the us (engine.py)
+    instant = (st["origin_us"] + ms * 1000 + us) * 1000
     shown = [x for x in tr.lit(1) if x.start >= instant - 50 * MS]
     out["flag_text"] = [(round((x.t - instant) / 1e6, 3), x.text, x.colon) for x in shown[:3]]
     shown = [x for x in shown if x.t >= instant]

@@ -36,6 +36,8 @@ const PAGE_BYTES = 256;
 // W25Q16JV typical times (datasheet: tSE 45 ms per 4 KiB sector, tPP 0.7 ms per page)
 export const SECTOR_ERASE_NS = 45_000_000;
 export const PAGE_PROGRAM_NS = 700_000;
+// The longest a core instruction (or an exception entry) advances the clock: 16 cycles
+const MAX_INSTRUCTION_NS = 16 * CYCLE_NS;
 const WATCHDOG_BASE = 0x40058;
 const ROSC_BASE = 0x40060;
 
@@ -199,9 +201,13 @@ export class Board {
     this.watchers[g].push(fn);
   }
 
-  /** Call fn at the exact emulated instant t_ns (a clock alarm: it fires even in WFE). */
+  /** Call fn at the exact emulated instant t_ns (a clock alarm: it fires even in WFE).
+   *  A run ends after the instruction that reaches its end, so the clock can stand a few
+   *  ns past it: an instant inside that last instruction (up to MAX_INSTRUCTION_NS back)
+   *  is served at once, as the chip would take its interrupt after that instruction. */
   at(tNs, fn) {
-    const delta = tNs - this.clock.nanos;
+    let delta = tNs - this.clock.nanos;
+    if (delta < 0 && delta >= -MAX_INSTRUCTION_NS) delta = 0;
     if (delta < 0) throw new Error(`event at ${tNs} ns is in the past (${this.clock.nanos})`);
     const alarm = this.clock.createAlarm(() => fn());
     alarm.schedule(delta);

@@ -24,7 +24,9 @@ def state(clock):
     0), its counters, and the game's instants."""
     m = clock.mono
     g = clock.ui.game
-    origin = time.ticks_add(m._last_us, -(m.ms * 1000 + m._rem_us))
+    rem = getattr(m, "rem_us", None)
+    rem = m._rem_us if rem is None else rem  # (its name before issue 14's sleep)
+    origin = time.ticks_add(m._last_us, -(m.ms * 1000 + rem))
     print(
         json.dumps(
             {
@@ -37,10 +39,22 @@ def state(clock):
                 "flagged": list(g.flagged),
                 "flag_at": list(g.flag_at),
                 "deadline": g.deadline(),
+                "deadline_exact": _exact(g),
                 "moves": list(g.moves),
             }
         )
     )
+
+
+def _exact(g):
+    """The pending deadline's exact instant as [ms, us] (engines before issue 21 kept
+    whole ms: [deadline(), 0]), or None."""
+    fn = getattr(g, "deadline_exact", None)
+    if fn is None:
+        d = g.deadline()
+        return [d, 0] if d >= 0 else None
+    d = fn()
+    return list(d) if d is not None else None
 
 
 def start(clock, stamp_us, side=0):
@@ -140,7 +154,17 @@ def percall(clock, n=15):
     def press():
         scratch.press(scratch.running if scratch.running in (0, 1) else 0, tt[0])
 
+    def idle_wire():
+        """The last frame has left the wire (a PIO's FIFO takes a frame at once only when
+        the one before is out: back-to-back frames would time the wire, not the CPU)."""
+        time.sleep_us(1_500)
+
+    def new_frame():
+        idle_wire()
+        disp.invalidate()
+
     def wake_setup():
+        idle_wire()
         app._next_render = 0
         disp.invalidate()
 
@@ -161,11 +185,11 @@ def percall(clock, n=15):
         ("App.wake(), nothing due", lambda: app.wake(), None),
         ("App.wake() at a display instant (1 frame)", lambda: app.wake(), wake_setup),
         ("App.render(now), text unchanged (no frame)", render, None),
-        ("App.render(now), running side changed (1 frame)", render, disp.invalidate),
+        ("App.render(now), running side changed (1 frame)", render, new_frame),
         ("Ui.render(now)", lambda: ui.render(now), None),
         ("Ui.next_change(now)", lambda: ui.next_change(now), None),
         ("Ui.alerts(now)", lambda: ui.alerts(now), None),
-        ("TM1637.show, bytes changed (1 frame)", lambda: disp.show(segs), disp.invalidate),
+        ("TM1637.show, bytes changed (1 frame)", lambda: disp.show(segs), new_frame),
         ("TM1637.show, bytes unchanged", lambda: disp.show(segs), None),
         ("segments.encode_into, one side", encode, None),
         ("timefmt.countdown_into, mm:ss", lambda: timefmt.countdown_into(buf, 754_321), None),

@@ -100,7 +100,7 @@ class Session {
     const g = step.gpio;
     board.at(at, () => {
       board.drive(g, step.pressed);
-      if (step.pressed) board.onSwitch(g, board.nanos);
+      if (step.pressed) board.onSwitch(g, at); // the instant asked for (Board.at)
     });
   }
 

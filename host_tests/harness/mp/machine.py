@@ -1,7 +1,8 @@
 """CPython stand-in for MicroPython's `machine` module as the rp2 port (RP2040) behaves.
 
 The firmware sees the MicroPython API: Pin, Timer, PWM, ADC, WDT, disable_irq/enable_irq,
-reset, reset_cause, unique_id, freq, idle, lightsleep. Time is the virtual clock of
+reset, reset_cause, unique_id, freq, idle, lightsleep (PIO state machines: harness/mp/rp2.py,
+on these pins). Time is the virtual clock of
 host_tests/harness/vtime.py (`vtime.current`, looked up on every call, so a clock installed
 later by a test is used).
 
@@ -11,7 +12,9 @@ Behaviour copied from the rp2 port (facts, not code):
   no pull) and `value=` (the initial output; OPEN_DRAIN defaults to 1 = released). The same
   GPIO always gives the same object. Pins are 0..29, "GPn" or "LED" (GPIO 25).
 - OPEN_DRAIN is emulated: value 0 drives low, value 1 releases the line. `value()` reads
-  the pad, i.e. the real line level, in every mode.
+  the pad, i.e. the real line level, in every mode. A pin handed to a PIO (Pin.ALT_PIO0 /
+  ALT_PIO1, by rp2.StateMachine) is driven by it: to its PIO output level while its PIO
+  direction is out, else released.
 - `pin.irq(handler, trigger=IRQ_FALLING | IRQ_RISING, hard=False)` calls `handler(pin)` on
   each matching edge of the line; `pin.irq().flags()` gives the edges of the current call.
   Hard handlers run at once; soft ones go through micropython.schedule (the host shim runs
@@ -27,14 +30,6 @@ Behaviour copied from the rp2 port (facts, not code):
   it. `freq()` reads back the frequency the divider really gives; `duty_u16()` reads back the
   value set (the board rounds it to the slice's resolution).
 - `ADC(0..4 | 26..29 | Pin)`: read_u16 gives the 12-bit reading scaled to 16 bits.
-- `SoftI2C(scl, sda, *, freq=400000, timeout=50000)`: extmod/machine_i2c.c's bit-banging,
-  step for step, on the fake pins (both made open drain, pulls kept, as
-  mp_hal_pin_open_drain does): half-period delay `500000 // freq` us (at least 1), which
-  advances virtual time running only pin-edge events (the CPU busy-waits in C, where hard
-  IRQs still run); clock stretching
-  waits for SCL high up to `timeout` us, else OSError(ETIMEDOUT); the constructor sends a
-  stop. Primitives `start()`, `stop()`, `write(buf)` (ACK count, stops at the first NACK;
-  the ACK is read on SDA at the ninth clock): what tm1637.py uses.
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
 
 Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
@@ -110,6 +105,7 @@ class _Board:
         self.resets = []
         self.cause = PWRON_RESET
         self.cpu_hz = 125_000_000
+        self.interrupts = 0  # IRQ handlers delivered (pins, timers, PIO): `interrupts()`
 
 
 _board = _Board()
@@ -126,6 +122,7 @@ def host_reset():
 
 
 def _deliver(fn, arg, hard):
+    _board.interrupts += 1  # an interrupt: it ends a WFE (the fake select's)
     if not _board.irq_enabled:
         _board.pending.append((fn, arg, hard))
     elif hard:
@@ -167,6 +164,8 @@ class Pin:
     IRQ_RISING = 8
     ALT_PWM = 4
     ALT_SIO = 5
+    ALT_PIO0 = 6
+    ALT_PIO1 = 7
 
     def __new__(cls, id, *args, **kwargs):
         gpio = _gpio_number(id)
@@ -187,6 +186,8 @@ class Pin:
         self._pull = Pin.PULL_DOWN
         self._out = 0  # output latch
         self._func = Pin.ALT_SIO
+        self._pio_out = 0  # the PIO's output level and direction, while it has the pin
+        self._pio_dir = 0
         self._ext = {}  # source -> 0/1 of external drivers
         self._level = 0
         self._irq = _Irq(self)
@@ -279,6 +280,8 @@ class Pin:
     # -- line model
 
     def _own_drive(self):
+        if self._func in (Pin.ALT_PIO0, Pin.ALT_PIO1):
+            return self._pio_out if self._pio_dir else None
         if self._func != Pin.ALT_SIO:
             return None
         if self._mode == Pin.OUT:
@@ -367,9 +370,9 @@ def _switch(id, level, bounce):
 class _Event:
     """Handle of a host event made by after()."""
 
-    def __init__(self, fn, delay_us, irq=True):
+    def __init__(self, fn, delay_us, irq=True, wakes=True):
         self.fn = fn
-        self.entry = _schedule(_now() + delay_us, self._fire, irq)
+        self.entry = _schedule(_now() + delay_us, self._fire, irq, wakes)
 
     def _fire(self):
         self.entry = None
@@ -381,19 +384,41 @@ class _Event:
         self.entry = None
 
 
-def _schedule(deadline_us, fn, irq=True):
+def _schedule(deadline_us, fn, irq=True, wakes=True):
     _board.order += 1
-    entry = [deadline_us, _board.order, fn, irq]
+    entry = [deadline_us, _board.order, fn, irq, wakes]
     _board.events.append(entry)
     return entry
 
 
-def after(delay_us, fn, irq=True):
+def after(delay_us, fn, irq=True, wakes=True):
     """Host event: call fn() when virtual time reaches now + delay_us. Returns a handle
-    with cancel(). `irq`: the event is a change of the outside world (a pin edge) that may
-    happen while the chip busy-waits in C (SoftI2C's bit delays), where hard IRQs still
-    run; False for events that must wait for Python to run again (the harness's stop)."""
-    return _Event(fn, delay_us, irq)
+    with cancel(). `irq`: the event is a change of the outside world (a pin edge, a PIO
+    step) that may happen while the chip is busy (the Python work the cost model charges,
+    a put waiting for FIFO room), where hard IRQs still run; False for events that must
+    wait for Python to run again (the harness's stop).
+    `wakes`: it ends a WFE (an interrupt, or the harness taking control back); False for
+    hardware that runs on without interrupting the core (a PIO state machine's steps, which
+    end a WFE only when they raise an interrupt: advance(until_interrupt=True))."""
+    return _Event(fn, delay_us, irq, wakes)
+
+
+def next_event():
+    """Host API: the deadline of the next scheduled event of any kind, or None."""
+    return min((entry[0] for entry in _board.events), default=None)
+
+
+def next_wake(limit_us=None):
+    """Host API (the fake select's WFE): the deadline of the first event that ends a WFE
+    (after(..., wakes=True), timers), or None when there is none (or none before
+    `limit_us`, when given). A watchdog that runs out bites in advance() on the way."""
+    due = None
+    for entry in _board.events:
+        if entry[4] and (due is None or entry[0] < due):
+            due = entry[0]
+    if limit_us is not None and due is not None and due > limit_us:
+        return None
+    return due
 
 
 def _next_due(limit_us, irq_only=False):
@@ -411,14 +436,17 @@ def _next_due(limit_us, irq_only=False):
     return due, None
 
 
-def advance(us, irq_only=False):
+def advance(us, irq_only=False, until_interrupt=False):
     """Move virtual time forward by `us`, running every timer, host event and watchdog that
     falls due, in time order, with the clock set to each one's deadline. `irq_only`: only
-    the events after() made with irq=True (and the watchdog): time spent busy in C code."""
+    the events after() made with irq=True (and the watchdog): time spent busy in C code.
+    `until_interrupt`: stop right after an event that delivered an interrupt (the fake
+    select's WFE); returns True then, else False."""
     if us < 0:
         raise ValueError("time does not run backwards")
     vt = vtime.current
     target = vt.us + us
+    seen = _board.interrupts
     while True:
         entry, wdt = _next_due(target, irq_only)
         if wdt is not None:
@@ -430,7 +458,15 @@ def advance(us, irq_only=False):
         if entry[0] > vt.us:
             vt.us = entry[0]
         entry[2]()
+        if until_interrupt and _board.interrupts != seen:
+            return True
     vt.us = target
+    return False
+
+
+def interrupts():
+    """Host API: how many interrupt handlers have been delivered since the board was made."""
+    return _board.interrupts
 
 
 def advance_ms(ms):
@@ -615,103 +651,6 @@ class PWM:
         row = (_now(), self.freq() if self._slice.freq_set else 0, self._duty, self.sounding())
         if not self.trace or self.trace[-1][1:] != row[1:]:
             self.trace.append(row)
-
-
-# ---------------------------------------------------------------------------- SoftI2C
-
-_ETIMEDOUT = 110
-
-
-class SoftI2C:
-    def __init__(self, scl, sda, *, freq=400_000, timeout=50_000):
-        self._scl = scl if isinstance(scl, Pin) else Pin(scl)
-        self._sda = sda if isinstance(sda, Pin) else Pin(sda)
-        self._timeout = timeout
-        self._delay = max(1, 500_000 // freq)
-        for pin in (self._scl, self._sda):  # mp_hal_pin_open_drain: released, pulls kept
-            pin._mode = Pin.OPEN_DRAIN
-            pin._func = Pin.ALT_SIO
-            pin._out = 1
-            pin._update()
-        self._stop()
-
-    def _wait(self, us):
-        advance(us, irq_only=True)  # busy-waits in C: pin edges (hard IRQs) still run
-
-    @staticmethod
-    def _od(pin, level):
-        pin._out = level
-        pin._update()
-
-    def _scl_release(self):
-        self._od(self._scl, 1)
-        self._wait(self._delay)
-        count = self._timeout
-        while self._scl.value() == 0 and count:
-            self._wait(1)
-            count -= 1
-        return 0 if count else -_ETIMEDOUT
-
-    def _start(self):
-        self._od(self._sda, 1)
-        self._wait(self._delay)
-        ret = self._scl_release()
-        if ret:
-            return ret
-        self._od(self._sda, 0)
-        self._wait(self._delay)
-        return 0
-
-    def _stop(self):
-        self._wait(self._delay)
-        self._od(self._sda, 0)
-        self._wait(self._delay)
-        ret = self._scl_release()
-        self._od(self._sda, 1)
-        self._wait(self._delay)
-        return ret
-
-    def _write_byte(self, val):
-        self._wait(self._delay)
-        self._od(self._scl, 0)
-        for i in range(7, -1, -1):
-            self._od(self._sda, (val >> i) & 1)
-            self._wait(self._delay)
-            ret = self._scl_release()
-            if ret:
-                self._od(self._sda, 1)
-                return ret
-            self._od(self._scl, 0)
-        self._od(self._sda, 1)
-        self._wait(self._delay)
-        ret = self._scl_release()
-        if ret:
-            return ret
-        nack = self._sda.value()
-        self._wait(self._delay)
-        self._od(self._scl, 0)
-        return nack
-
-    @staticmethod
-    def _check(ret):
-        if ret < 0:
-            raise OSError(-ret)
-        return ret
-
-    def start(self):
-        self._check(self._start())
-
-    def stop(self):
-        self._check(self._stop())
-
-    def write(self, buf):
-        acks = 0
-        for b in bytes(buf):
-            ret = self._check(self._write_byte(b))
-            if ret:
-                break
-            acks += 1
-        return acks
 
 
 # ---------------------------------------------------------------------------- ADC
