@@ -179,8 +179,10 @@ needs_chip = pytest.mark.skipif(
 @needs_chip
 def test_the_rates_match_the_chip(tmp_path):
     """The committed rates predict onchip.percall's pieces as the chip measures them: the
-    paths of 1 ms or more within 10 %, every piece of 200 us or more within 20 %, every piece
-    within 50 %, the whole within 10 %. (A fresh fit: costs.fit(measured, counts).)"""
+    paths of 1 ms or more within 10 %, every piece of 200 us or more within 20 %, the
+    smaller ones within 50 % or 30 us (a median over a few calls, less the timing lambda's
+    own 12 us: a line more or less is 30 %), the whole within 10 %. (A fresh fit:
+    costs.fit(measured, counts); costs.py says how the committed rates were chosen.)"""
     with chip.Chip(_UF2, _BOOTROM).session() as s:
         s.run_to(1_000)
         s.choose_preset(RAPID_15_10)
@@ -197,7 +199,8 @@ def test_the_rates_match_the_chip(tmp_path):
     for n in names:
         want, got = measured[n], predicted[n]
         share = 0.10 if want >= 1_000 else 0.20 if want >= 200 else 0.50
-        assert abs(got - want) <= share * want, (n, want, got)
+        bound = share * want if want >= 200 else max(share * want, 30)
+        assert abs(got - want) <= bound, (n, want, got)
     total_want = sum(measured[n] for n in names)
     total_got = sum(predicted[n] for n in names)
     assert abs(total_got - total_want) <= 0.10 * total_want

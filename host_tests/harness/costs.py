@@ -90,12 +90,14 @@ class CostModel:
 # Rates for the chip bench's per-call costs of issue 14's phase 2 firmware (PIO displays and
 # alarm, the cheaper render; MicroPython v1.27.0 rp2). A free least-squares fit
 # (fit(measured, counts)) gives a negative C call: a line's cost is not one number (the
-# game screen's lines are dearer than the drivers'), so these are the rates nearest in
-# relative squared error that keep every piece within test_chip_costs.py's bounds (paths of
-# 1 ms or more within 10 %, pieces of 200 us or more within 20 %, the rest within 50 %), a
-# C call held at 7 us or more (an empty Python call measures 12). Phase 1's were 3.28 /
-# 16.7 / 9.59.
-CHIP = dict(line_us=4.0, call_us=15.0, ccall_us=7.0)
+# game screen's lines are dearer than the drivers'), so these are the rates, on a grid of
+# 0.02 / 0.5 / 0.5 us, that leave the most room inside test_chip_costs.py's bounds, a C
+# call held at 5 us or more (an empty Python call measures 12). The worst pieces sit at
+# 80-84 % of their bounds: segments.encode_into 17 % over the chip, buttons.poll 42 % over,
+# App.render with its text unchanged 8 % under. Phase 1's rates were 3.28 / 16.7 / 9.59.
+# The chip's own figures move by 5-15 % with the heap's layout, so a firmware change may
+# need a refit: the test names the piece.
+CHIP = dict(line_us=4.0, call_us=15.0, ccall_us=5.5)
 
 
 def chip_model():
