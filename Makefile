@@ -64,7 +64,8 @@ tmux:
 sim: $(PYDEPS)
 	$(PY) tools/sim.py $(SIMARGS)
 
-## make bench: speed and allocation of the firmware under MicroPython 1.27
+## make bench: counts and allocation under MicroPython 1.27 (WebAssembly); its RP2040
+## figures are estimates: the chip's own come from make chip-bench
 bench: deps
 	$(PY) tools/bench.py
 
