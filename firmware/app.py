@@ -266,10 +266,11 @@ class App:
             self.render(now)
         if dirty:
             deadline = self._deadline(g)  # keys and events may have changed it
-        if pressed and g.last_event == now and g.last_us:
-            # A press stamped inside this ms (after now.000): the times bend there, so
-            # next_change's 1 ms per ms look from `now` may miss the first change; look
-            # again from the next ms (engine.py's contract).
+        if g.last_event == now and g.last_us:
+            # An event inside this ms (after now.000): a press stamped after the reading, or
+            # a deadline ticked at its us (the alarm wakes the loop at it). The times bend
+            # there, so next_change's 1 ms per ms look from `now` may miss the first change;
+            # look again from the next ms (engine.py's contract).
             self._next_render = now + 1
         if self._save_flag:
             # A flash write (tens of ms on the chip, interrupts off) only once the flag is
