@@ -65,9 +65,10 @@ Contracts:
   taken as the last event (a stamp is never earlier than what has already happened).
 - Main times are never negative.
 - The times shown are piecewise linear in `now` (1 ms per ms): only an event inside the ms
-  `now` (a press stamped after `now`.000) bends them before `now` + 1, so a caller that
-  predicts the next change of the display from `remaining(now)` and `remaining(now + 1)`
-  looks again at `now` + 1 after such a press (app.py does).
+  `now` (a press stamped after `now`.000, or a deadline ticked at its µs: a flag, a period
+  or an overtime step) bends them before `now` + 1, so a caller that predicts the next
+  change of the display from `remaining(now)` and `remaining(now + 1)` looks again at
+  `now` + 1 after such an event (app.py does).
 - The hot path (`press`, `tick`, `remaining`, `deadline`, `delay_left`) allocates nothing:
   state lives in preallocated arrays and the move log is a fixed ring; pairs are computed in
   scratch attributes, never returned as tuples (host_tests/core/test_engine_alloc.py proves it
