@@ -1,4 +1,4 @@
-"""Review of issue 14 phase 2: an engine event that a *tick* makes inside the ms `now`.
+"""An engine event that a *tick* makes inside the ms `now` (found reviewing issue 14 phase 2).
 
 Since phase 2 the loop's alarm wakes it at a deadline's exact us and ticks the engine to that
 us (`tick(drained, drained_us)`), so a flag-fall transition (or a byo-yomi / Canadian period)
