@@ -476,20 +476,9 @@ class Game:
     def deadline(self):
         """The first whole ms at or after the instant the running side's flag falls or its
         period ends if nothing happens before (`tick` at it processes that deadline), or -1
-        when none is pending (not running, upcount, already flagged). As _deadline(), in
-        locals: it is asked at every wakeup."""
-        if self.state != RUNNING or self.mode == MODE_UPCOUNT:
-            return -1
-        s = self.running
-        if self.flagged[s]:
-            return -1
-        m = self.turn_start + self.main[s]
-        u = self.turn_us + self.main_us[s]  # 0..1998: rounded up, 1 or 2 ms more
-        if u:
-            m += 1 if u <= _US else 2
-        if self._delay and self.bonus_kind(s) == BONUS_DELAY:
-            m += self.bonus_ms(s)
-        return m
+        when none is pending (not running, upcount, already flagged). The shell asks it only
+        after an edge or an engine event (app.py keeps it in between)."""
+        return self._deadline()
 
     def deadline_us(self):
         """The us part (0..999) of the exact instant `deadline()` rounds up, 0 when none is
