@@ -275,6 +275,17 @@ class GameScreen(Screen):
         else:
             self.put_result(0 if g.result == E.RESULT_LEFT_WINS else 1)
 
+    def _time_change(self, side, r, now, countdown, nxt):
+        """`nxt` (ms, -1 = none), or the earlier instant at which side's shown time, `r` ms
+        at `now`, next changes: 1 ms later it falls (-1), stands (0: a delay, or 0 left) or
+        rises (1: the stopwatch)."""
+        trend = self.game.remaining(side, now + 1) - r
+        if trend:
+            n = timefmt.next_change(r, trend > 0, countdown)
+            if n > 0 and (nxt < 0 or now + n < nxt):
+                return now + n
+        return nxt
+
     def next_change(self, now):
         """See ui_base. Earlier than the real change only at a delay's end, where the beat
         changes its reference."""
@@ -302,24 +313,14 @@ class GameScreen(Screen):
             rs = self._r1 if s else self._r0
         else:
             rs = g.remaining(s, now)
-        # The running side's time: 1 ms later it falls (-1), stands (0: a delay, or 0 left)
-        # or rises (1: the stopwatch).
-        trend = g.remaining(s, now + 1) - rs
-        if trend:
-            n = timefmt.next_change(rs, trend > 0, not stopwatch)
-            if n > 0 and (nxt < 0 or now + n < nxt):
-                nxt = now + n
+        nxt = self._time_change(s, rs, now, not stopwatch, nxt)
         if mode == MODE_HOURGLASS:  # only the hourglass moves the other side's time
             o = 1 - s
             if fresh:
                 r = self._r1 if o else self._r0
             else:
                 r = g.remaining(o, now)
-            trend = g.remaining(o, now + 1) - r
-            if trend:
-                n = timefmt.next_change(r, trend > 0, True)
-                if n > 0 and (nxt < 0 or now + n < nxt):
-                    nxt = now + n
+            nxt = self._time_change(o, r, now, True, nxt)
         d = self._d if fresh and self._d >= 0 else g.delay_left(s, now)
         if d and (nxt < 0 or now + d < nxt):
             nxt = now + d  # the main time starts to fall; the beat changes reference
