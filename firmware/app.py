@@ -26,10 +26,10 @@ and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm p
 raw `ticks_us()` instant of the next due ms (`Doorbell.wait_until`), computed from a clock
 reading taken at the end of the wakeup, so a wakeup's own length is not slept (a render
 wakeup lasts milliseconds on the chip: counted from its start, every change came that much
-late). The rp2 port's poll sleeps its timeout from its start to the µs (doorbell.py), so
-the loop wakes 0-1 ms after the due instant, never before, and a change is written that
-plus the work before its frame after its exact instant. (Until issue 14 the timeout was
-whole ms + 1 from a ms reading: 1-2 ms late.)
+late). A PIO state machine counts the µs to that instant and its interrupt ends the sleep
+(alarm_pio.py, doorbell.py), so the loop wakes within 0.2 ms after the due instant, never
+before, and a change is written that plus the work before its frame after its exact
+instant. (Until issue 14 the timeout was whole ms + 1 from a ms reading: 1-2 ms late.)
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign.
