@@ -20,26 +20,13 @@ import random
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
+import chip_env  # noqa: E402
 
-_UF2 = chip.uf2_path()
-if _UF2 is None:
-    pytest.skip(
-        "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV,
-        allow_module_level=True,
-    )
-_BOOTROM = chip.bootrom_path(uf2=_UF2)
-if _BOOTROM is None:
-    pytest.skip(
-        "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py)"
-        % chip.BOOTROM_ENV,
-        allow_module_level=True,
-    )
+_UF2, _BOOTROM = chip_env.require()
 
 BULLET_1_0 = 8
 BOOT_MS = 1_000

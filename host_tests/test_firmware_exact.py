@@ -26,12 +26,15 @@ FIDE = 0
 BULLET_1_0 = 8
 
 
-def boot(tmp_path, control=None):
-    if control is not None:
+def boot(tmp_path, control=None, **options):
+    """A clock booted for 500 ms with `control` and these settings (settings.defaults())."""
+    if control is not None or options:
         from settings import defaults
 
         s = defaults()
-        s["control"] = control
+        if control is not None:
+            s["control"] = control
+        s.update(options)
         (tmp_path / "settings.json").write_text(json.dumps(s))
     clock = SimulatedClock(tmp_path)
     machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)

@@ -10,35 +10,16 @@ to wake the loop) never changes by itself: `1h00` until the next press. (Byo-yom
 Canadian periods, and MM:SS layouts, were saved by those other wakeups.)
 """
 
-import json
-
-import machine
-from test_firmware_e2e import BATTERY_ADC
-from test_firmware_exact import countdown, lever_at, on_grid
-
-from harness.firmware import SimulatedClock
+from test_firmware_exact import boot, countdown, lever_at, on_grid
 
 US = 1000
-
-
-def boot(tmp_path, control, transition):
-    from settings import defaults
-
-    s = defaults()
-    s["control"] = control
-    s["transition"] = transition
-    (tmp_path / "settings.json").write_text(json.dumps(s))
-    clock = SimulatedClock(tmp_path)
-    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
-    clock.run_ms(500)
-    return clock
 
 
 def test_the_next_period_granted_at_a_flag_inside_a_ms_counts_down_on_the_display(tmp_path):
     # 10 s for 40 moves, then 1 h; the next period at flag fall. White's clock starts at
     # .400 of a ms, so its flag falls at .400 of a ms too, and the 1 h period starts there.
     control = {"custom": {"mode": 0, "periods": [[10, 40, 0, 0], [3600, 0, 0, 0]]}}
-    clock = boot(tmp_path, control, 1)
+    clock = boot(tmp_path, control, transition=1)
     start = lever_at(clock, "left", on_grid(clock, clock.vt.us + 1_000, 400))
     g = clock.app.ui.game
     flag = start + 10_000 * US
