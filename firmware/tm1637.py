@@ -21,7 +21,7 @@ TM1637 is LSB first), and the CPU is busy for the whole frame: 1.07 ms per chang
 changes both spent 2.1 ms before the second one's last byte, and every mm:ss change cost a
 ms of CPU. Here the CPU spends 0.03 ms handing 4 words to a FIFO and goes on (to the other
 display, whose machine runs at the same time, or to sleep); the wire takes 0.7 ms for a
-frame either way. `BUS_HZ` = 100 kHz: a 5 us half period, within the chip's limit (the
+frame either way. `tm1637_pio.BUS_HZ` = 100 kHz: a 5 us half period, within the chip's limit (the
 datasheet asks for less than 250 kHz when reading keys; writes allow more) with room for
 the modules' pull-up resistors and line capacitors.
 
@@ -42,7 +42,6 @@ _CMD_ADDR = const(0xC0)  # address of digit 0
 _CMD_CTRL = const(0x80)  # display control; | _CTRL_ON | brightness
 _CTRL_ON = const(0x08)
 BRIGHTNESS_MAX = const(7)
-BUS_HZ = const(100_000)  # the wire's clock (see the module doc; tm1637_pio.PIO_HZ)
 _STOP = const(0x100)  # in a byte's 10 bits: a stop after it
 _NEXT = const(0x200)  # in a byte's 10 bits: the next byte is in the same word
 _WORD_DATA = const(0x1BF)  # ~0x40 & 0xFF | _STOP: the data command, alone

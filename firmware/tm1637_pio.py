@@ -14,7 +14,7 @@ bits go least significant first (the OSR shifts right), DIO changes only while C
 and the chip samples it on CLK's rising edge; after 8 bits the chip pulls DIO low through
 the 9th clock (the ACK), which the program samples into the ISR.
 
-Timing: `PIO_HZ` = 10 x tm1637.BUS_HZ, so a bit is 10 PIO cycles: CLK low 5 (DIO set 2
+Timing: `PIO_HZ` = 10 x `BUS_HZ`, so a bit is 10 PIO cycles: CLK low 5 (DIO set 2
 cycles after CLK fell), high 5. At 100 kHz a frame (3 transactions, 7 bytes) is about
 0.7 ms on the wire; the address transaction ends about 0.6 ms after the words are put.
 
@@ -33,7 +33,8 @@ a full RX FIFO drops it, so the program never stalls on it.
 import rp2
 from micropython import const
 
-PIO_HZ = const(1_000_000)  # 10 PIO cycles per bit at tm1637.BUS_HZ (100 kHz)
+BUS_HZ = const(100_000)  # the wire's clock (tm1637.py says why this rate)
+PIO_HZ = const(10 * BUS_HZ)  # 10 PIO cycles a bit
 
 
 @rp2.asm_pio(
