@@ -22,8 +22,9 @@ side shows `bLAc` and `PrES` in turn, a second each from the refused press ("Bla
 here": the text stands over the lever that must be pressed), while White's side keeps its
 starting time, so the arbiter sees at once which time the player who pressed would get. It
 stays until the game starts (Black's press) or any button (PLAY swaps the sides, as always;
-SET, MINUS, PLUS do what they do on the ready screen): a message that timed out would leave
-a ready screen that looks right on a board that is not.
+SET, MINUS, PLUS do what they do on the ready screen), and it shows over an info page the
+arbiter had open: a message that timed out would leave a ready screen that looks right on a
+board that is not.
 
 Rendering is a pure function of the engine state, this screen's state and `now`, and
 allocates nothing (the steady state: it runs at every change of the running clock). It asks
@@ -189,7 +190,8 @@ class GameScreen(Screen):
         if state == E.FINISHED:
             self._render_result(now)
             return
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+        prompt = state == E.READY and g.refused != self._seen
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY) and not prompt:
             self.info.render(now)
             return
         text = self.text
@@ -231,7 +233,7 @@ class GameScreen(Screen):
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
         elif state == E.READY:
-            if g.refused != self._seen:
+            if prompt:
                 self._prompt(now)
             elif ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
                 copy(text[0], _TEXTS, 12)
@@ -326,12 +328,12 @@ class GameScreen(Screen):
         state = g.state
         if state == E.FINISHED:
             return (now // _RESULT_MS + 1) * _RESULT_MS
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
-            return self.info.next_change(now)
-        nxt = -1
         if state == E.READY and g.refused != self._seen:
             t = self._prompt_t(now)  # the prompt's next text
             return now - t + (t // _PROMPT_MS + 1) * _PROMPT_MS
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+            return self.info.next_change(now)
+        nxt = -1
         if (
             state == E.PAUSED
             or g.flagged[0]

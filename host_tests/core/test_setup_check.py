@@ -302,6 +302,18 @@ class Prompt(unittest.TestCase):
         self.assertEqual((u.screen, u.game.refused), (ui.S_GAME, 0))
         self.assertEqual(shown(u, T0 + 500), (b" 500", b" 400"))
 
+    def test_a_refused_press_over_an_info_page_shows_the_prompt(self):
+        u = fresh({"preset": A54})
+        u.key(ui.PLUS, ui.SHORT, T0)
+        self.assertEqual(shown(u, T0)[0], b"b100")
+        self.assertEqual(u.game.press(LEFT, T0 + 100), E.EV_REFUSED)
+        self.assertEqual(shown(u, T0 + 100), (b" 500", b"bLAc"))
+        u.render(T0 + 100)
+        self.assertEqual(u.next_change(T0 + 100), T0 + 1_100)
+        u.key(ui.PLUS, ui.SHORT, T0 + 200)  # a key: the prompt ends, the info pages go on
+        self.assertEqual(u.game.state, E.READY)
+        self.assertNotEqual(shown(u, T0 + 200)[1], b"bLAc")
+
     def test_the_prompt_wins_over_the_low_battery_blink(self):
         u = self.refused()
         u.battery_pct = 5
