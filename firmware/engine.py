@@ -629,7 +629,7 @@ class Game:
                 self.refused += 1  # White's side: the board is set up the wrong way round,
                 self.refused_at = at  # or White pressed; Black must press (see the module doc)
                 return EV_REFUSED
-            if self.refused and at - self.refused_at < self.min_move_ms:
+            if self.refused and 0 <= at - self.refused_at < self.min_move_ms:
                 return 0  # the other lever of a slap whose first stamp was refused
             self.white = 1 - side
             self.running = self.white

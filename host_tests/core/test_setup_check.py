@@ -164,6 +164,15 @@ class Presets(unittest.TestCase):
         self.assertEqual(g.press(LEFT, T0 + 10), 0)
         self.assertEqual((g.state, g.running, g.moves[LEFT], g.refused), (E.RUNNING, LEFT, 0, 0))
 
+    def test_after_a_restart_of_the_monotonic_count_blacks_press_starts(self):
+        # monoclock.py restarts at 0 on a ready screen: the refused press's ms is older
+        # than every instant after it, and no press of the new count is within its slap
+        u = fresh({"preset": A54})
+        g = u.game
+        self.assertEqual(g.press(LEFT, T0), E.EV_REFUSED)
+        self.assertEqual(g.press(RIGHT, 20), E.EV_START)
+        self.assertEqual((g.turn_start, g.white), (20, LEFT))
+
     def test_a_slap_in_one_ms_left_first_is_refused(self):
         # Two stamps in the same ms resolve left first (app.py): the refused one
         u = fresh({"preset": A107})
