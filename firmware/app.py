@@ -171,7 +171,7 @@ class App:
         mono = self.mono
         at = mono.ms_at(stamp_us)  # the stamp's exact instant: ms, and its us in at_us
         ev = self.ui.game.press(side, at, mono.at_us)
-        if ev & (E.EV_FLAG | E.EV_PERIOD):  # a sound (a plain move or start has none)
+        if ev & (E.EV_FLAG | E.EV_PERIOD | E.EV_REFUSED):  # a sound (a move or start: none)
             self._events(ev)
 
     def wake(self):
@@ -384,10 +384,11 @@ class App:
         return nxt
 
     def _events(self, ev):
-        """Sound for engine events; a flag that froze both clocks is saved in the same
-        wakeup, right after the render (the clocks are stopped, so the flash write stalls
-        no clock, but it would hold back the flag on the displays), so a power loss before
-        the arbiter's ruling does not lose the fallen flag."""
+        """Sound for engine events (a refused first press: the error sound); a flag that
+        froze both clocks is saved in the same wakeup, right after the render (the clocks
+        are stopped, so the flash write stalls no clock, but it would hold back the flag on
+        the displays), so a power loss before the arbiter's ruling does not lose the fallen
+        flag."""
         now = self.mono.ms
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
@@ -395,6 +396,8 @@ class App:
                 self._save_flag = True
         elif ev & E.EV_PERIOD:
             self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
+        elif ev & E.EV_REFUSED:  # a first press from White's side under draw odds
+            self.board.buzzer.play(buzzer_mod.ERROR, now)
 
     def render(self, now):
         """Draw the UI for `now` (LEDs first: after a press they are the quickest sign),

@@ -37,6 +37,20 @@ with the bit BY_DRAW_ODDS on the reason. A control the same for both sides gives
 the game it gave before per-side controls (host_tests/test_engine_odds_properties.py
 plays both engines side by side).
 
+The set-up check (draw odds): draw odds belong to a colour, and the colours are learned at the
+first press, so a clock placed the wrong way round would give Black the draw odds *and*
+White's time. Under draw odds the control says which side is White's (`white_side`, from
+timecontrol.Odds.white), and a first press from that side is not a start: `press` returns
+EV_REFUSED and changes nothing the game keeps (no state, no instant, no log; it only counts
+it in `refused` and keeps its ms in `refused_at`, for the UI's message); the other side's
+press starts White's clock, as ever. The rule lives here, not in the UI, because every press
+reaches the engine straight from the lever drain (app.py), the simulator and the tools: no
+path can start a game the wrong way round, and the UI only shows what the engine refused.
+A press from Black's side within `min_move_ms` of a refused one is the other lever of the
+same two-lever slap and is ignored too: a slap is its first stamp, as in a game. Time odds
+without draw odds (`white_side` -1) start from either side: the colours change no rule. A
+restored game has started: there is nothing to check.
+
 Rounding happens only where a number leaves the engine:
 - `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
   *down*), for the instant `now`.000 (the earliest instant a reading of the ms clock can stand
@@ -151,6 +165,7 @@ EV_FLAG = const(4)  # a flag fell (see first_flag / flag_at)
 EV_PERIOD = const(8)  # a side entered its next period (passed a time control); in byo-yomi
 # and Canadian modes: overtime began, a byo-yomi period was used up, a new block began
 EV_MARKER = const(16)  # ... by a flag-fall transition: a flag marker was recorded
+EV_REFUSED = const(32)  # a first press from White's side under draw odds: not a start
 
 # Results (set by finish())
 RESULT_NONE = const(0)
@@ -282,6 +297,11 @@ class Game:
         self.state = READY
         self.running = -1  # side whose clock runs (or was running when paused / flagged)
         self.white = -1  # side playing White, known at the first press
+        # Draw odds: the side the control gives White (its first press is refused), -1 when
+        # the colours change no rule; refused first presses since the reset, the last's ms
+        self.white_side = control.white if self.draw_odds else -1
+        self.refused = 0
+        self.refused_at = 0
         self.turn_start = 0  # when the running side's current move began (ms) ...
         self.turn_us = 0  # ... + us
         self.paused_elapsed = 0  # ms of the current move already used when paused ...
@@ -597,7 +617,7 @@ class Game:
 
     def press(self, side, at, at_us=0):
         """Lever `side` pressed at the instant at.at_us (ms and its us, 0..999). Returns
-        event bits (0: ignored)."""
+        event bits (0: ignored; EV_REFUSED: a first press from White's side under draw odds)."""
         last = self.last_event
         if at < last or (at == last and at_us < self.last_us):
             at = last
@@ -605,6 +625,12 @@ class Game:
         if self.state == READY:
             if side != 0 and side != 1:
                 return 0
+            if side == self.white_side:
+                self.refused += 1  # White's side: the board is set up the wrong way round,
+                self.refused_at = at  # or White pressed; Black must press (see the module doc)
+                return EV_REFUSED
+            if self.refused and 0 <= at - self.refused_at < self.min_move_ms:
+                return 0  # the other lever of a slap whose first stamp was refused
             self.white = 1 - side
             self.running = self.white
             self.turn_start = at

@@ -19,8 +19,9 @@ Settings schema (defaults in brackets):
   ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom".
 Time odds (issue 16): "periods" / "overtime" are the left side's; "right", when given, the
 right side's own (same mode, same rules; absent: the same as the left); "draw_odds" [0]
-gives a drawn game to a colour; "swap" [false]: the two sides' controls exchanged (the
-ready screen's PLAY). Files without these keys load as before.
+gives a drawn game to a colour, and White's side is then the left's ("periods"); "swap"
+[false]: the two sides' controls exchanged, and with them White's side (the ready screen's
+PLAY). Files without these keys load as before.
 A custom control has 1..4 periods; time_s 0..36000, moves 0..200 (0 = rest of the game:
 the last period, and only it), bonus_kind 0 none / 1 Fischer / 2 Bronstein / 3 delay,
 bonus_s 0..300. As in timecontrol.TimeControl, a countdown needs starting time in its first

@@ -30,7 +30,10 @@ mode (countdown, hourglass, byo-yomi or Canadian; a stopwatch has nothing to dif
 side its own periods, bonuses and overtime. `draw_odds` gives a drawn game to one *colour*
 (DRAW_ODDS_WHITE / DRAW_ODDS_BLACK: Armageddon's Black), known only once the first press
 says who has White; the engine turns the draw into that colour's win (engine.Game.finish).
-A plain TimeControl is the same control for both sides, without draw odds.
+Draw odds make the colours part of the control, so an Odds also says which physical side is
+White's, `white` (0: the left, as the presets and the custom editor set it; `swapped()`
+moves it with the controls): the engine refuses a first press from that side (6.5: Black
+presses). A plain TimeControl is the same control for both sides, without draw odds.
 
 Pure module: no I/O, no clock reading. Presets live in presets.py as data.
 """
@@ -199,18 +202,22 @@ class TimeControl:
 
 class Odds:
     """Time odds: `sides[0]` is the left side's TimeControl, `sides[1]` the right's (one
-    mode), `draw_odds` a DRAW_ODDS_* colour. Immutable and validated like a TimeControl.
-    `mode` and `name` are the game's; `ot_count` is nonzero when the game has overtime
-    (a side's own count: sides[s].ot_count)."""
+    mode), `draw_odds` a DRAW_ODDS_* colour, `white` the side (0 left, 1 right) whose
+    control is White's. Immutable and validated like a TimeControl. `mode` and `name` are
+    the game's; `ot_count` is nonzero when the game has overtime (a side's own count:
+    sides[s].ot_count)."""
 
-    def __init__(self, left, right, draw_odds=DRAW_ODDS_NONE, name="custom"):
+    def __init__(self, left, right, draw_odds=DRAW_ODDS_NONE, name="custom", white=0):
         if not (isinstance(left, TimeControl) and isinstance(right, TimeControl)):
             raise TimeControlError("a control per side")
         if left.mode != right.mode:
             raise TimeControlError("both sides play one mode")
         if draw_odds not in (DRAW_ODDS_NONE, DRAW_ODDS_WHITE, DRAW_ODDS_BLACK):
             raise TimeControlError("draw odds: none, White or Black")
+        if white != 0 and white != 1:
+            raise TimeControlError("White's side: 0 left or 1 right")
         self.sides = (left, right)
+        self.white = white
         self.mode = left.mode
         self.ot_count = left.ot_count
         self.draw_odds = draw_odds
@@ -218,8 +225,8 @@ class Odds:
 
     def swapped(self):
         """The same odds with the sides' controls exchanged (the board was set up the other
-        way round); the draw odds stay with their colour."""
-        return Odds(self.sides[1], self.sides[0], self.draw_odds, self.name)
+        way round): White's side moves with them, the draw odds stay with their colour."""
+        return Odds(self.sides[1], self.sides[0], self.draw_odds, self.name, 1 - self.white)
 
 
 def sides_of(control):

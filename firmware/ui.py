@@ -157,11 +157,12 @@ class Ui:
 
     def swap_sides(self):
         """The ready screen's PLAY: the two sides' controls exchange (the board was set up
-        the other way round), kept in the settings. REQ_* bits: nothing to do when both
-        sides have the same control."""
+        the other way round), and with them White's side under draw odds; kept in the
+        settings. REQ_* bits: nothing to do when both sides have the same control and no
+        draw odds (nothing tells the sides apart)."""
         g = self.game
         c = self.settings["control"]
-        if g.state != E.READY or g.controls[0].same(g.controls[1]):
+        if g.state != E.READY or (g.controls[0].same(g.controls[1]) and not g.draw_odds):
             return 0
         if c.get("swap"):
             del c["swap"]

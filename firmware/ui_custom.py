@@ -3,8 +3,9 @@ after a single main period an optional byo-yomi or Canadian overtime; draw odds;
 (the right side its own fields).
 
 Pure module. Opened from the preset chooser (SET long, or `CUSt`), starting from the control
-in use (as the sides stand: a swapped control is edited swapped). The left display names
-the field, the right shows its value. The fields, in the order SET steps through them:
+in use (as the sides stand: a swapped control is edited swapped and saved swapped, so
+White's side under draw odds stays where it was). The left display names the field, the
+right shows its value. The fields, in the order SET steps through them:
 
     t1 n / t1 S   period 1's time (minutes / seconds fields of one value)
     1 n           moves in period 1 (`  Sd` = sudden death: the last period)
@@ -110,12 +111,15 @@ class CustomEditor(Screen):
     odds = False  # time odds: the right side has fields of its own
     draw = 0  # timecontrol.DRAW_ODDS_*
     cursor = 0  # the field, counted over the left's, draw odds, time odds, the right's
+    swap = False  # the control in use was swapped: White's side stays on the right
 
     def open(self):
         """A copy of the control in use (a preset's or the saved custom one)."""
         import ui_draft  # here, not at boot: its code takes RAM only once the editor opens
 
-        self.sides, self.odds, self.draw = ui_draft.load(self.ui.settings["control"])
+        c = self.ui.settings["control"]
+        self.sides, self.odds, self.draw = ui_draft.load(c)
+        self.swap = bool(c.get("swap"))
         self.cursor = 0
 
     def _count(self, s):
@@ -218,11 +222,11 @@ class CustomEditor(Screen):
         import ui_draft  # already loaded by open()
 
         try:
-            control, custom = ui_draft.build(self.sides, self.odds, self.draw)
+            control, c = ui_draft.build(self.sides, self.odds, self.draw, self.swap)
         except T.TimeControlError:
             self.ui.show_message(b"Err ", b"CUSt", now, _S_CUSTOM)
             return _REQ_BEEP
-        self.ui.settings["control"] = {"custom": custom}
+        self.ui.settings["control"] = c
         self.ui.new_game(control)
         return _REQ_SAVE_SETTINGS | _REQ_CLEAR_GAME
 

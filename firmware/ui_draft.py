@@ -47,10 +47,14 @@ def load(c):
     return sides, odds, draw
 
 
-def build(sides, odds, draw):
-    """(control, custom) of the draft: the TimeControl or timecontrol.Odds to play, and the
-    settings' "custom" dict. Moves are tidied first (only the last period is sudden death).
-    Raises timecontrol.TimeControlError when a side's control does not build."""
+def build(sides, odds, draw, swap=False):
+    """(control, c) of the draft: the TimeControl or timecontrol.Odds to play, and the
+    settings' control dict {"custom": ...}. `swap`: the draft came from a swapped control
+    (load's sides as they stand); with time or draw odds the settings keep the sides in
+    their own order with "swap" beside, so White's side stays where it was (a swapped
+    Armageddon edited keeps White on the right). Moves are tidied first (only the last
+    period is sudden death). Raises timecontrol.TimeControlError when a side's control does
+    not build."""
     kind = sides[0][1][0] if len(sides[0][0]) == 1 else 0
     mode = OT_MODES[kind]
     controls = []
@@ -68,12 +72,18 @@ def build(sides, odds, draw):
             spec["overtime"] = overtime
         specs.append(spec)
     control = controls[0]
+    swap = swap and (odds or draw)
     if odds or draw:
-        control = T.Odds(control, controls[-1], draw)
+        control = T.Odds(control, controls[-1], draw, "custom", 1 if swap else 0)
+    if swap:
+        specs.reverse()  # the settings' left is White's side
     custom = specs[0]
     custom["mode"] = mode
     if odds:
         custom["right"] = specs[1]
     if draw:
         custom["draw_odds"] = draw
-    return control, custom
+    c = {"custom": custom}
+    if swap:
+        c["swap"] = True
+    return control, c

@@ -14,7 +14,17 @@ The info pages are their own unit (ui_info.InfoPages), drawn here instead of the
 one is chosen. Levers act on this screen only (the shell drains them only here). Each side
 shows its own time from the ready screen on (time odds: each its own starting time, so the
 arbiter places the clock by looking at it); PLAY there exchanges the two sides' controls
-(ui.Ui.swap_sides), when they differ.
+(ui.Ui.swap_sides), when they differ or a colour has draw odds.
+
+The set-up check (draw odds, engine.py has the rule): a first press from White's side is
+refused by the engine (`Game.refused` counts it) and the shell beeps. From then on Black's
+side shows `bLAc` and `PrES` in turn, a second each from the refused press ("Black: press
+here": the text stands over the lever that must be pressed), while White's side keeps its
+starting time, so the arbiter sees at once which time the player who pressed would get. It
+stays until the game starts (Black's press) or any button (PLAY swaps the sides, as always;
+SET, MINUS, PLUS do what they do on the ready screen), and it shows over an info page the
+arbiter had open: a message that timed out would leave a ready screen that looks right on a
+board that is not.
 
 Rendering is a pure function of the engine state, this screen's state and `now`, and
 allocates nothing (the steady state: it runs at every change of the running clock). It asks
@@ -53,7 +63,10 @@ _TEXTS = (
     b"FL 2"  # 8: both fell, this side's second
     b"bAt "  # 12: low battery (the ready screen blinks it), left display
     b" Lo "  # 16: right display
+    b"bLAc"  # 20: a first press from White's side was refused: Black's side, in turn with
+    b"PrES"  # 24: ... this (see the module doc)
 )
+_PROMPT_MS = const(1_000)  # each text of the refused-press prompt shows this long
 
 
 class GameScreen(Screen):
@@ -73,9 +86,11 @@ class GameScreen(Screen):
         self._ev_ms = self._ev_us = 0
         self._r0 = self._r1 = 0
         self._d = -1
+        self._seen = 0  # Game.refused when a key last answered the refused-press prompt
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
+        self._seen = 0
         self.info.page = 0
         self._alert_second = -1
         self._alert_low = False
@@ -98,6 +113,8 @@ class GameScreen(Screen):
                     ui.open(_S_SETTINGS)
                 return _REQ_CLEAR_GAME
             return 0
+        if state == E.READY:
+            self._seen = g.refused  # the arbiter has the clock: the prompt ends
         if button in (_MINUS, _PLUS):
             return self.info.key(button, kind, now)  # ready, paused, flagged
         if state == E.READY:
@@ -173,7 +190,8 @@ class GameScreen(Screen):
         if state == E.FINISHED:
             self._render_result(now)
             return
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+        prompt = state == E.READY and g.refused != self._seen
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY) and not prompt:
             self.info.render(now)
             return
         text = self.text
@@ -214,10 +232,27 @@ class GameScreen(Screen):
             ui.leds = (1 << g.running) if (now // _BLINK_MS) & 1 else 0
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
-        elif state == E.READY and ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
-            copy(text[0], _TEXTS, 12)
-            copy(text[1], _TEXTS, 16)
-            colon[0] = colon[1] = 0
+        elif state == E.READY:
+            if prompt:
+                self._prompt(now)
+            elif ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
+                copy(text[0], _TEXTS, 12)
+                copy(text[1], _TEXTS, 16)
+                colon[0] = colon[1] = 0
+
+    def _prompt(self, now):
+        """The refused-press prompt (see the module doc): Black's side shows `bLAc`, then
+        `PrES`, _PROMPT_MS each from the refused press; White's side keeps its time."""
+        g = self.game
+        side = 1 - g.white_side
+        copy(self.text[side], _TEXTS, 24 if (self._prompt_t(now) // _PROMPT_MS) & 1 else 20)
+        self.colon[side] = 0
+
+    def _prompt_t(self, now):
+        """ms since the refused press, or since 0 when the monotonic count restarted after it
+        (monoclock.py: its ms are in the old count)."""
+        at = self.game.refused_at
+        return now - at if now >= at else now
 
     def _overtime(self, rs):
         """Overtime counters (byo-yomi / Canadian only, the clock running): a side in overtime
@@ -293,6 +328,9 @@ class GameScreen(Screen):
         state = g.state
         if state == E.FINISHED:
             return (now // _RESULT_MS + 1) * _RESULT_MS
+        if state == E.READY and g.refused != self._seen:
+            t = self._prompt_t(now)  # the prompt's next text
+            return now - t + (t // _PROMPT_MS + 1) * _PROMPT_MS
         if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
             return self.info.next_change(now)
         nxt = -1

@@ -23,7 +23,16 @@ def test_micropython_half_parses_and_press_allocates_nothing():
     records = bench.run_micropython(N, mpy=False)
     assert set(bench.EXPECTED) <= set(records)
     assert records["runtime"]["value"].startswith("MicroPython 1.27")
-    for key in ("press", "tick", "frame", "show", "timefmt", "wake_idle", "wake_move"):
+    for key in (
+        "press",
+        "tick",
+        "frame",
+        "show",
+        "timefmt",
+        "wake_idle",
+        "wake_move",
+        "wake_refused",
+    ):
         assert records[key + "_bytes"]["value"] == 0, key
         assert records[key + "_locked"]["value"] == 1, key
         assert records[key + "_us"]["value"] >= 0

@@ -14,6 +14,9 @@
   control.
 - The hourglass with odds moves time, never creates it: the two clocks never hold more
   than the two starting times together.
+- The set-up check leaves no trace: under draw odds, any number of first presses from
+  White's side, at any us before Black's, are refused and the game then plays every action
+  exactly as a game nobody pressed wrongly, to the us (only `refused` counts them).
 The seeded scenario tests of the same rules run on both runtimes (core/test_engine_odds.py).
 """
 
@@ -27,6 +30,8 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
+    DRAW_ODDS_BLACK,
+    DRAW_ODDS_WHITE,
     MODE_BYOYOMI,
     MODE_CANADIAN,
     MODE_HOURGLASS,
@@ -219,3 +224,48 @@ def test_the_hourglass_with_odds_never_holds_more_than_both_starts(a, b, base, s
         assert total <= (a + b) * US
         if not (g.flagged[0] or g.flagged[1]):
             assert total == (a + b) * US  # what one loses the other gains, to the us
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    odds_controls(),
+    st.sampled_from([DRAW_ODDS_BLACK, DRAW_ODDS_WHITE]),
+    st.booleans(),
+    all_options,
+    bases,
+    st.lists(st.integers(0, 3_000_000), min_size=1, max_size=4),
+    equal_actions,
+)
+def test_refused_first_presses_leave_no_trace(control, draw_odds, swap, opts, base, gaps, seq):
+    control = Odds(control.sides[0], control.sides[1], draw_odds)
+    if swap:
+        control = control.swapped()
+    white = control.white
+    args = (opts["freeze"], opts["inc_before"], opts["transition"], opts["min_move_ms"])
+    wrong = E.Game(control, *args)
+    right = E.Game(control, *args)
+    before = state(wrong, base // US, base % US)
+    t = base
+    for gap in gaps:
+        t += gap
+        assert wrong.press(white, t // US, t % US) == E.EV_REFUSED
+        assert state(wrong, t // US, t % US) == before
+    t += 51_000  # Black's press, after the last slap's window (min_move_ms: 0 or 50)
+    got = [g.press(1 - white, t // US, t % US) for g in (wrong, right)]
+    assert got == [E.EV_START, E.EV_START]
+    assert wrong.refused == len(gaps) and right.refused == 0
+    gs = [wrong, right]
+    for dt, kind, arg in seq:
+        if kind in ("edge", "edge-1"):
+            d = gs[0].deadline_exact()
+            if d is not None:
+                to = d[0] * US + d[1] - (1 if kind == "edge-1" else 0)
+                if to >= t:
+                    dt = to - t
+            kind = "move"
+        t += dt
+        out = []
+        for i in (0, 1):
+            gs[i], ret = act(gs[i], kind, arg, t // US, t % US)
+            out.append((ret, state(gs[i], t // US, t % US)))
+        assert out[0] == out[1], kind

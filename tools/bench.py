@@ -41,7 +41,16 @@ EXPECTED = (
     "boot_heap_base",
     *(
         "%s_%s" % (what, fig)
-        for what in ("press", "tick", "frame", "show", "timefmt", "wake_idle", "wake_move")
+        for what in (
+            "press",
+            "tick",
+            "frame",
+            "show",
+            "timefmt",
+            "wake_idle",
+            "wake_move",
+            "wake_refused",
+        )
         for fig in ("us", "bytes", "locked")
     ),
     "loop_locked",

@@ -13,6 +13,7 @@ import engine as E
 RAPID_15 = 3  # presets.py: Rapid 15+10, mm:ss from the first second
 BULLET = 8  # Bullet 1+0: the last 10 s in tenths, then the flag
 FIDE = 0  # 90 min: h:mm
+ARMAGEDDON = 19  # Armageddon 5 v 4: draw odds, White's side on the left
 
 
 def fresh(app, board, clock, preset):
@@ -27,6 +28,17 @@ def fresh(app, board, clock, preset):
     app.safe_wake()
     if app.ui.game.state != E.RUNNING:
         raise RuntimeError("app bench: the first lever press did not start the game")
+
+
+def ready(app, board, clock, preset):
+    """A new game of `preset`, ready (nobody has pressed), the levers quiet."""
+    app.ui.settings["control"] = {"preset": preset}
+    app.ui.new_game()
+    clock.total_us = 0
+    clock.advance(30_000)
+    app.safe_wake()
+    if app.ui.game.state != E.READY:
+        raise RuntimeError("app bench: the new game is not ready")
 
 
 class Run:

@@ -12,7 +12,7 @@ import time
 import engine as E
 import micropython
 import ui as ui_mod
-from bench_drive import BULLET, FIDE, RAPID_15, Run, fresh, loop, play
+from bench_drive import ARMAGEDDON, BULLET, FIDE, RAPID_15, Run, fresh, loop, play, ready
 from bench_measure import LOCKED_CALLS, emit, measure
 
 
@@ -131,6 +131,44 @@ def bench_app(n, app, board, clock):
     )
     if ui.game.log_count < min(m, LOCKED_CALLS) or app.errors:
         raise RuntimeError("app bench: the moves were not counted")
+
+    # The set-up check: a first press from White's side under draw odds, refused (the
+    # engine's refusal, the error sound, the prompt's render), its re-arm wakeup 25 ms
+    # later and a wakeup 1.5 s on, which the prompt's alternation asks for anyway.
+    def refusals(n):
+        pins = board.lever_pins
+        while n:
+            n -= 1
+            clock.advance(1_500_000)
+            app.safe_wake()
+            pins[0].fire()
+            pins[0].release()
+            app.safe_wake()
+            clock.advance(25_000)
+            app.safe_wake()
+
+    def refusals_bare(n):
+        pins = board.lever_pins
+        while n:
+            n -= 1
+            clock.advance(1_500_000)
+            pins[0]  # noqa: B018
+            clock.advance(25_000)
+
+    measure(
+        "wake_refused",
+        "a refused first press (3 wakeups)",
+        refusals,
+        refusals_bare,
+        m,
+        "per press: a wakeup 1.5 s on, the lever's wakeup (drain, Game.press refused, the "
+        "error sound, the prompt's render), the re-arm wakeup 25 ms later; Armageddon 5 v 4 "
+        "ready, the left lever (White's side), %d presses" % m,
+        lambda: ready(app, board, clock, ARMAGEDDON),
+    )
+    g = ui.game
+    if g.state != E.READY or g.refused < min(m, LOCKED_CALLS) or app.errors:
+        raise RuntimeError("app bench: the refused presses were not counted")
 
     # The loop itself, allocation: the event-driven run with moves, under heap_lock.
     fresh(app, board, clock, RAPID_15)

@@ -361,7 +361,8 @@ class Referee:
 
 
 def play(control, opts, base_us, actions):
-    """Start at base_us (Black = left presses), then play `actions`; returns the referee."""
+    """Start at base_us (Black presses: the left, or under draw odds the side that is not
+    White's), then play `actions`; returns the referee."""
     ref = Referee(
         control,
         opts.get("freeze", True),
@@ -370,7 +371,7 @@ def play(control, opts, base_us, actions):
         opts.get("min_move_ms", 0),
         base_us,
     )
-    ref.start(0)
+    ref.start(1 if ref.g.white_side == 0 else 0)
     ref.check()
     for dt, kind, arg in actions:
         ref.act(dt, kind, arg)

@@ -29,7 +29,7 @@ class NoAllocation(unittest.TestCase):
     def check_control(self, control, n, step_ms=1_234, **opts):
         g = E.Game(control, **opts)
         t = 1_000
-        g.press(0, t)
+        g.press(1 if g.white_side == 0 else 0, t)  # Black's side, under draw odds
         for _ in range(4):  # warm up
             t += 1_500
             g.press(g.running, t)
@@ -139,7 +139,7 @@ class OvertimeFrames(unittest.TestCase):
         g = u.game
         u.new_game(control)
         now = 1_000
-        g.press(0, now)  # no main time: both sides in overtime from the first move
+        g.press(1 if g.white_side == 0 else 0, now)  # no main time: both in overtime
         texts = 0
         n = 600
         micropython.heap_lock()
@@ -172,6 +172,41 @@ class OvertimeFrames(unittest.TestCase):
         right = from_seconds(MODE_BYOYOMI, [[0, 0, 0, 0]], overtime=[4, 40])
         g = self.check(Odds(left, right, 2), 150)
         self.assertTrue(g.ot_left[0] < 9)
+
+
+@unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")
+class RefusedFirstPress(unittest.TestCase):
+    """The set-up check under draw odds: a refused first press from White's side, the
+    other lever of its slap, the prompt's frames, then Black's press that starts the game:
+    none allocates."""
+
+    def test_armageddon_the_wrong_way_round_then_right(self):
+        import settings
+        import ui
+
+        u = ui.Ui(settings.defaults())
+        u.settings["control"] = {"preset": 19}
+        u.new_game()
+        g = u.game
+        g.min_move_ms = 50
+        now = 1_000
+        texts = 0
+        n = 300
+        micropython.heap_lock()
+        try:
+            while n:
+                n -= 1
+                now += 113
+                texts ^= g.press(0, now, 17)  # White's side: refused
+                texts ^= g.press(1, now + 20, 3)  # the slap's other lever: ignored
+                u.render(now + 21)
+                texts ^= u.next_change(now + 21) & 0xFF
+                texts += u.text[1][0] + u.text[0][1]
+            ev = g.press(1, now + 500, 1)  # Black's side, after the slap: the start
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(texts != 0)
+        self.assertEqual((g.refused, ev, g.state, g.white), (300, E.EV_START, E.RUNNING, 0))
 
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")

@@ -188,8 +188,12 @@ class Editor(unittest.TestCase):
         k.tap(ui.PLAY)
         self.assertEqual(u.game.control.draw_odds, 1)
         self.assertEqual(k.shown(), (b" 500", b" 500"))
-        self.assertEqual(k.tap(ui.PLAY), (b" 500", b" 500"))  # nothing to swap
-        self.assertEqual(k.req, 0)
+        self.assertEqual(u.game.white_side, LEFT)  # the colours count: White is on the left
+        # The times are the same, the colours are not: PLAY moves White's side
+        self.assertEqual(k.tap(ui.PLAY), (b" 500", b" 500"))
+        self.assertEqual(k.req, ui.REQ_SAVE_SETTINGS | ui.REQ_CLEAR_GAME)
+        self.assertEqual(u.game.white_side, RIGHT)
+        self.assertEqual(u.settings["control"]["swap"], True)
 
 
 class Swap(unittest.TestCase):
@@ -205,16 +209,20 @@ class Swap(unittest.TestCase):
         self.assertEqual(u.settings["control"], {"preset": 19})
 
     def test_the_editor_opens_on_the_sides_as_they_stand(self):
+        """... and saves them as they stand: White's control (5:00) stays on the right, with
+        White's side, so the draw odds stay with 4:00."""
         u = fresh({"preset": 19, "swap": True})
         k = Keys(u)
         k.tap(ui.SET)
         self.assertEqual(k.long_set(), (b"t1Ln", b" 400"))
-        k.tap(ui.PLAY)
+        self.assertEqual(k.tap(ui.PLAY), (b" 400", b" 500"))
         c = u.settings["control"]
         self.assertEqual(
-            (c["custom"]["periods"][0][0], c["custom"]["right"]["periods"][0][0]), (240, 300)
+            (c["custom"]["periods"][0][0], c["custom"]["right"]["periods"][0][0]), (300, 240)
         )
-        self.assertFalse("swap" in c)
+        self.assertEqual((c["swap"], c["custom"]["draw_odds"]), (True, DRAW_ODDS_BLACK))
+        self.assertEqual(u.game.white_side, RIGHT)
+        self.assertEqual(ui.control_of(c).sides[RIGHT].periods[0][0], 300_000)
 
     def test_no_swap_once_the_game_started_or_without_odds(self):
         u = fresh({"preset": 19})
