@@ -29,7 +29,7 @@ wakeup lasts milliseconds on the chip: counted from its start, every change came
 late). A PIO state machine counts the µs to that instant and its interrupt ends the sleep
 (alarm_pio.py, doorbell.py), so the loop wakes within 0.2 ms after the due instant, never
 before, and a change is written that plus the work before its frame after its exact
-instant. (Until issue 14 the timeout was whole ms + 1 from a ms reading: 1-2 ms late.)
+instant (a poll timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign.

@@ -17,7 +17,7 @@ Settings schema (defaults in brackets):
               "right": {"periods": [...], "overtime": [count, time_s]},
               "draw_odds": 0 none / 1 White / 2 Black}}
   ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom".
-Time odds (issue 16): "periods" / "overtime" are the left side's; "right", when given, the
+Time odds: "periods" / "overtime" are the left side's; "right", when given, the
 right side's own (same mode, same rules; absent: the same as the left); "draw_odds" [0]
 gives a drawn game to a colour; "swap" [false]: the two sides' controls exchanged (the
 ready screen's PLAY). Files without these keys load as before.

@@ -1,11 +1,11 @@
-"""Property tests (hypothesis) of time odds (issue 16): each side under its own control.
+"""Property tests (hypothesis) of time odds: each side under its own control.
 
 - Equal sides are today's engine: a control the same for both sides, given as a
   TimeControl or as timecontrol.Odds(c, c), plays every game exactly as the engine did
   before per-side controls (the frozen copy host_tests/harness/engine_main.py): after every
   press, tick, pause, arbiter correction (time, moves, period, overtime counter), G.4,
-  snapshot and restore, the whole observable state is the same, to the us. (Two changes of
-  issue 16 are not reached by these games, on purpose: restore() now takes back saved
+  snapshot and restore, the whole observable state is the same, to the us. (Two rules of
+  time odds are not reached by these games, on purpose: restore() takes back saved
   times above 24 h that the control can give, and finish() refuses a game not started.)
 - Per-side conservation of time: games with time odds in every mode against the independent
   us model of host_tests/core/exact_model.py, which plays each side under its own control:

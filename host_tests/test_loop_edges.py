@@ -1,4 +1,4 @@
-"""Edge cases of the event-driven loop (issue 8) on the simulated board: an edge that comes
+"""Edge cases of the event-driven loop on the simulated board: an edge that comes
 in the middle of a wakeup, an exception inside a wakeup, a lever held for minutes, a press at
 the flag's exact instant, a button held through a game start, a message that expires, the
 brightness setting, the board's display frames on the fake rp2's PIO. Each run is checked with
@@ -417,7 +417,7 @@ def slow_flash(monkeypatch):
 def test_the_flag_is_shown_before_it_is_saved(tmp_path, monkeypatch):
     """At a flag (freeze on) the game is saved at once so a power cut keeps it; the save is
     a flash write of tens of ms on the chip. The flag must still be on the display and the
-    LED within 5 ms of the deadline (issue 8), so the save comes after the render."""
+    LED within 5 ms of the deadline, so the save comes after the render."""
     clock = boot(tmp_path, {"preset": BULLET_1_0})
     slow_flash(monkeypatch)
     lever(clock, "left")  # right runs 1:00

@@ -1,4 +1,4 @@
-"""Review of issues 9 and 10 together: byo-yomi and Canadian games across power cuts, the
+"""Byo-yomi and Canadian games across power cuts, the
 exactly-once record in sequences the main sweep does not cover, and the messages and
 rules a resumed game keeps.
 
