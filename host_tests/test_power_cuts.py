@@ -117,7 +117,7 @@ class Play:
         return self
 
     def save_at_flag(self):
-        self.app.save_game(self.t)  # what the shell does when both clocks froze
+        self.app.files.save_game(self.t)  # what the shell does when both clocks froze
         return self
 
     def dead_position(self):
