@@ -63,8 +63,8 @@ class Idents:
 @pytest.fixture(autouse=True)
 def idents(monkeypatch):
     ids = Idents()
-    monkeypatch.setattr(app_mod.archive, "new_ident", ids)
-    monkeypatch.setattr(app_mod.gc, "collect", lambda: None)
+    monkeypatch.setattr(app_mod.appfiles.archive, "new_ident", ids)
+    monkeypatch.setattr(app_mod.appfiles.gc, "collect", lambda: None)
     return ids
 
 
