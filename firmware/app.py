@@ -2,11 +2,13 @@
 
 Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
 order, polling the buttons, rendering to the displays (written only when their bytes
-change), the LEDs, the buzzer, the battery reading, the watchdog, and every file write the
-UI asks for. Files are never written while a clock runs (a flash erase stalls the RP2040 for
-tens of ms): the UI only asks while the clock is stopped.
+change), the LEDs, the buzzer, the battery reading, the watchdog and the hand-over to a USB
+host. The file writes the UI asks for, the power-up's repair and the resume are appfiles.py's.
+Files are never written while a clock runs (a flash erase stalls the RP2040 for tens of ms):
+the UI only asks while the clock is stopped.
 
-The loop sleeps until something can change, then does only what is due (`wake`):
+The loop sleeps until something can change, then does only what is due (`wake`, one step
+after the other: its docstring lists them):
 - a lever or button edge: its hard IRQ rings the board's doorbell, which ends the sleep at
   once (levers: stamped in the IRQ, drained here in timestamp order; buttons: polled now
   and then only while one is down or settling, for debounce, long press and auto-repeat);
@@ -29,7 +31,7 @@ wakeup lasts milliseconds on the chip: counted from its start, every change came
 late). A PIO state machine counts the µs to that instant and its interrupt ends the sleep
 (alarm_pio.py, doorbell.py), so the loop wakes within 0.2 ms after the due instant, never
 before, and a change is written that plus the work before its frame after its exact
-instant. (Until issue 14 the timeout was whole ms + 1 from a ms reading: 1-2 ms late.)
+instant (a poll timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign.
@@ -50,21 +52,19 @@ KeyboardInterrupt that gets in anyway (pending before the loop set kbd_intr(-1))
 ignored during a game and counted in `interrupts`; elsewhere it hands over the same way.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
-its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
+its docstring has the protocol), called by appfiles.py, which also settles at power-up what a
+cut left behind.
 """
 
-import gc
 import os
 import time
 
-import archive
+import appfiles
 import buzzer as buzzer_mod
 import engine as E
-import gamelog
 import presets
 import segments
 import settings as settings_mod
-import storage
 import ui as ui_mod
 from micropython import const
 from monoclock import REBASE_MS, MonoClock
@@ -76,7 +76,7 @@ _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this so
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
 BOTH_LEVERS_MS = const(50)
-ERROR_LOG = "errors.log"
+ERROR_LOG = appfiles.ERROR_LOG
 
 _LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
 
@@ -98,17 +98,15 @@ class App:
         self._leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
-        self._dl = -1
-        self._dl_ms = self._dl_us = -1
+        self._dl = self._dl_ms = self._dl_us = -1
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         self.segs = (bytearray(4), bytearray(4))
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
-        self._resume = None  # the saved state offered at power-up, until answered
-        self._unrecorded = False  # a result's record failed (LOG Err): game.json holds it
-        self.boot_files(status)
+        self.files = appfiles.Files(self.ui, root, fs)  # every file write (appfiles.py)
+        self.files.boot(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
         self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
@@ -154,15 +152,7 @@ class App:
             self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
             n = self.errors
             if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th... error: a fault in every
-                try:  # wakeup must not write the flash 100 times a second
-                    storage.append_log(
-                        storage.join(self.root, ERROR_LOG),
-                        "%d #%d %s" % (self.mono.ms, n, repr(exc)),
-                        4096,
-                        self.fs,
-                    )
-                except Exception:
-                    pass
+                self.files.log_error(self.mono.ms, n, exc)  # wakeup must not wear the flash
         wdt = self.wdt
         if wdt is not None:
             wdt.feed()
@@ -175,12 +165,25 @@ class App:
             self._events(ev)
 
     def wake(self):
-        """Do what is due now, then set `_wake_us` to the next due instant. Allocates
-        nothing unless a button event or a file write asks for it."""
+        """One wakeup: do what is due now, then set `_wake_us` to the next due instant.
+        The steps, in this order; a step that is not due costs one test:
+        1. the clock reading and which sources rang (a rebase when nothing holds an instant);
+        2. the levers: the presses into the engine, the LEDs, the press's own render;
+        3. a released lever re-armed;
+        4. the flag deadline: the engine ticked up to the reading before the drain;
+        5. the buttons: polled, their events to the UI, its requests acted on;
+        6. the buzzer's next step;
+        7. the USB port (a host that takes the board over ends the loop after this wakeup);
+        8. the battery, while the game is ready;
+        9. the render of what changed;
+        10. the save of a game a flag froze, once the flag is on the displays;
+        11. the sleep until the next due instant, from a fresh reading.
+        A new job gets a method of its own and one line at its step. Allocates nothing
+        unless a button event or a file write asks for it."""
         b = self.board
-        ui = self.ui
-        # Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking at
-        # them; after an error or at boot, all of them.
+        g = self.ui.game
+        # 1. Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking
+        # at them; after an error or at boot, all of them. Then the clock.
         rang = b.bell.take()
         if self._poll_all:
             rang = 3
@@ -189,79 +192,48 @@ class App:
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
-        # Deadlines are ticked up to this reading only (to its us): every lever stamp
-        # before it is in the ring now (an IRQ that stamped earlier has finished), so the
-        # drain below hands the engine every press before a deadline it processes
-        # (engine.py's contract).
+        # Deadlines are ticked up to this reading only (to its us): every lever stamp before
+        # it is in the ring now (an IRQ that stamped earlier has finished), so the drain hands
+        # the engine every press before a deadline it processes (engine.py's contract).
         drained = now
         drained_us = self.mono.rem_us
-        levers = b.levers
+        # 2. The levers.
         pressed = False
-        if levers.pending():
-            if ui.screen == ui_mod.S_GAME:
-                levers.drain(self._on_lever)
-                g = ui.game
-                if g.state == E.RUNNING:
-                    # The LEDs first: after a press they are the quickest sign, so nothing
-                    # else the press causes (buttons, render, frames) comes before them.
-                    # The game screen's rule while a clock runs (ui_game.py): the running
-                    # side's LED; render() leaves them when its mask is the same.
-                    leds = 1 << g.running
-                    b.set_leds(leds)
-                    self._leds = leds
-                # An edge whose IRQ ran after the clock reading above is stamped after
-                # `now`: then read the clock again, so no engine event is later than the
-                # `now` this wakeup renders and schedules with (else a clock that started
-                # 1 ms "in the future" looks stopped to next_change, and its display waits).
-                if g.last_event > now:
-                    now = self.mono.update(time.ticks_us())
+        if b.levers.pending():
+            at = self._drain_levers(now)
+            if at >= 0:
+                now = at
                 pressed = True
-                # The press's own render at once: after the LEDs the displays are the next
-                # sign. What else is due (re-arming, the deadlines, buttons, sounds) comes
-                # after it, and renders again if it changes anything.
-                self.render(now)
-            else:
-                levers.clear()  # a lever touched in a menu must not start a game later
+        # 3. Re-arming.
         if rang & 1 or 0 <= self._lever_due <= now:
-            wait_us = levers.update()
-            if wait_us >= 0:
-                # The first whole ms at or after the exact re-arm instant (counted from the
-                # driver's own reading: this wakeup may have rendered since `now`), so the
-                # wakeup for it re-arms at once instead of waking again a ms later.
-                mono = self.mono
-                due = mono.ms_at(time.ticks_add(levers.checked_us, wait_us))
-                self._lever_due = due + 1 if mono.at_us else due
-            else:
-                self._lever_due = -1
-        g = ui.game
-        # The deadline (rounded up: the exact instant may be in the ms before): the one the
-        # last wakeup left while no edge rang and the engine had no event since (a timed
-        # wakeup: nothing has touched the engine), else asked again.
+            self._rearm_levers()
+        # 4. The deadline (rounded up: the exact instant may be in the ms before): the one
+        # the last wakeup left while no edge rang and the engine had no event since (a
+        # timed wakeup: nothing has touched the engine), else asked again.
         if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
             deadline = self._deadline(g)
         else:
             deadline = self._dl
         dirty = False
         if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
-            ev = g.tick(drained, drained_us)
-            if ev:
-                self._events(ev)
-                dirty = True
+            dirty = self._tick(drained, drained_us)
+        # 5. The buttons.
         if rang & 2 or 0 <= self._button_due <= now:
             if self._buttons(now):
                 dirty = True
+        # 6. Sounds.
         buzzer = b.buzzer
         if buzzer.next_due(now) == 0:
             buzzer.update(now)
+        # 7. USB.
         usb = self.usb
         if usb is not None and usb.due(now, g.state) and usb.service(now, g.state):
             self.handed_over = True  # the loop ends after this wakeup
+        # 8. The battery.
         if g.state == E.READY and self._battery_due <= now:
-            self._battery_due = now + BATTERY_MS
-            pct = b.battery_percent()
-            if pct != ui.battery_pct:
-                ui.battery_pct = pct
+            if self._battery(now):
                 dirty = True
+        # 9. The render (a press rendered in step 2: again only if a later step changed it).
         if dirty or (not pressed and 0 <= self._next_render <= now):
             self.render(now)
         if dirty:
@@ -272,17 +244,12 @@ class App:
             # there, so next_change's 1 ms per ms look from `now` may miss the first change;
             # look again from the next ms (engine.py's contract).
             self._next_render = now + 1
+        # 10. The flag's save.
         if self._save_flag:
-            # A flash write (tens of ms on the chip, interrupts off) only once the flag is
-            # on the displays; then wake again at once: `now` is old, the save may have
-            # shown a message.
-            self._save_flag = False
-            self.save_game(now)
-            self._next_render = 0
-        # Sleep until the next due instant, from a fresh reading at the end of this wakeup
-        # (its own length, ms on the chip for a render, is not slept).
-        # The flag falls at its exact us: when it is what comes first, sleep until that us,
-        # not the whole ms after it.
+            self._save_flagged(now)
+        # 11. Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # (its own length, ms on the chip for a render, is not slept). The flag falls at its
+        # exact us: when it comes first, sleep until that us, not the whole ms after it.
         nxt = self._next_due(now, deadline)
         mono = self.mono
         mono.update(time.ticks_us())
@@ -293,55 +260,69 @@ class App:
                 wake = time.ticks_add(wake, du - 1000)
         self._wake_us = wake
 
+    # ------------------------------------------------------ the steps of a wakeup
+    def _drain_levers(self, now):
+        """Step 2: the lever stamps into the engine in timestamp order, the LEDs at once,
+        then the press's own render. Returns the `now` the rest of the wakeup works with,
+        or -1 when the levers were touched in a menu (dropped: such a touch must not start a
+        game later)."""
+        ui = self.ui
+        levers = self.board.levers
+        if ui.screen != ui_mod.S_GAME:
+            levers.clear()
+            return -1
+        levers.drain(self._on_lever)
+        g = ui.game
+        if g.state == E.RUNNING:
+            # The LEDs first: after a press they are the quickest sign, before anything else
+            # it causes (buttons, render, frames). The game screen's rule while a clock runs
+            # (ui_game.py): the running side's LED; render() leaves them if the mask is the same.
+            leds = 1 << g.running
+            self.board.set_leds(leds)
+            self._leds = leds
+        # An edge whose IRQ ran after the clock reading is stamped after `now`: read the clock
+        # again, so no engine event is later than the `now` this wakeup renders and schedules
+        # with (a clock started 1 ms "in the future" looks stopped to next_change).
+        if g.last_event > now:
+            now = self.mono.update(time.ticks_us())
+        # The press's own render at once: after the LEDs the displays are the next sign; what
+        # else is due comes after it and renders again if it changes anything.
+        self.render(now)
+        return now
+
+    def _rearm_levers(self):
+        """Step 3: a released lever re-armed once quiet long enough (levers.py)."""
+        levers = self.board.levers
+        wait_us = levers.update()
+        if wait_us >= 0:
+            # The first whole ms at or after the exact re-arm instant (counted from the
+            # driver's own reading: this wakeup may have rendered since `now`), so the
+            # wakeup for it re-arms at once instead of waking again a ms later.
+            mono = self.mono
+            due = mono.ms_at(time.ticks_add(levers.checked_us, wait_us))
+            self._lever_due = due + 1 if mono.at_us else due
+        else:
+            self._lever_due = -1
+
     def _deadline(self, g):
-        """Game.deadline(), kept with the engine's last event (see wake)."""
+        """Game.deadline(), kept with the engine's last event (step 4)."""
         d = g.deadline()
         self._dl = d
         self._dl_ms = g.last_event
         self._dl_us = g.last_us
         return d
 
-    def hand_over(self):
-        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
-        b = self.board
-        if self.usb is not None:
-            self.usb.stop()
-        b.buzzer.stop()
-        b.set_leds(0)
-        self._leds = 0
-        for side, text in ((0, b"USb "), (1, b"StoP")):
-            segments.encode_into(self.segs[side], text, 0)
-            b.displays[side].show(self.segs[side])
-
-    def _can_rebase(self, now):
-        """True when no instant is kept in the monotonic count but the loop's own: a game
-        ready (the engine holds no time yet) or finished (its instants are never used
-        again), the game screen (no message), silent, no button down or settling (their
-        pending instants would be in the old count). A game paused or flagged for days keeps
-        the old count until it ends: ints stay small for 12.4 days, int32 for 24.8."""
-        b = self.board
-        return (
-            self.ui.game.state in (E.READY, E.FINISHED)
-            and self.ui.screen == ui_mod.S_GAME
-            and b.buzzer.next_due(now) < 0
-            and b.buttons.next_due(now) < 0
-        )
-
-    def _rebase(self):
-        """Restart the monotonic count at 0 (see monoclock.py); every due instant of the
-        loop is recomputed at once. Returns the new `now`."""
-        self.mono.rebase()
-        self._next_render = 0
-        self._battery_due = 0
-        if self._lever_due >= 0:
-            self._lever_due = 0
-        self._button_due = -1
-        if self.usb is not None:
-            self.usb.rebase()
-        return 0
+    def _tick(self, drained, drained_us):
+        """Step 4: the engine ticked to the reading before the drain (a flag or a period's
+        end falls at its exact us). True when that was an event (its sound is started)."""
+        ev = self.ui.game.tick(drained, drained_us)
+        if ev:
+            self._events(ev)
+            return True
+        return False
 
     def _buttons(self, now):
-        """Poll the buttons and hand their events to the UI; True when there were any."""
+        """Step 5: poll the buttons, their events to the UI; True when there were any."""
         buttons = self.board.buttons
         buttons.poll(now)
         any_event = False
@@ -357,9 +338,25 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
+    def _battery(self, now):
+        """Step 8: the battery (every BATTERY_MS while ready); True when its % changed."""
+        self._battery_due = now + BATTERY_MS
+        pct = self.board.battery_percent()
+        if pct == self.ui.battery_pct:
+            return False
+        self.ui.battery_pct = pct
+        return True
+
+    def _save_flagged(self, now):
+        """Step 10: a flash write (tens of ms on the chip, interrupts off) once the flag is
+        shown; then wake again at once: `now` is old, the save may have shown a message."""
+        self._save_flag = False
+        self.files.save_game(now)
+        self._next_render = 0
+
     def _next_due(self, now, deadline):
-        """The earliest due instant (monotonic ms) after a wakeup at `now`; the loop sleeps
-        until then (see the module doc)."""
+        """Step 11: the earliest due instant (monotonic ms) after a wakeup at `now`; the
+        loop sleeps until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
         if 0 <= d < nxt:
@@ -424,113 +421,62 @@ class App:
             pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
             b.buzzer.play(pattern, now)
 
-    # ------------------------------------------------------ files
-    def boot_files(self, status):
-        """Power-up: settle what a power cut left on the flash (archive.py's table), then
-        say what happened: the settings message first (shown 2 s, or until a key), then
-        `LOG Err` if a finished game could not be recorded, then the resume offer or the
-        result."""
-        ui = self.ui
-        gamelog.repair(self.root, self.fs)  # games/*.tmp: renamed into place or removed
-        saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
-        found = archive.NONE
-        if saved is not None:
-            ui.settings["control"] = saved["control"]
-            ui.new_game()
-            found = archive.settle(self.root, ui.game, saved, self.fs)
-            if found == archive.OFFER:
-                ui.new_game()
-                ui.offer_resume(saved["snap"])
-                self._resume = saved
-            elif found == archive.NONE:
-                ui.new_game()
-        then = ui.screen  # the offer or the game screen comes after the messages
-        log_err = (b"LOG ", b"Err ") if found == archive.RESULT_UNSAVED else None
-        self._unrecorded = log_err is not None
-        if status == settings_mod.DEFAULTS_CORRUPT:
-            ui.show_message(b"SEt ", b"dEF ", 0, then, log_err)  # unreadable: defaults
-        elif status == settings_mod.FIXED_INVALID:
-            ui.show_message(b"SEt ", b"FIX ", 0, then, log_err)  # some values out of range
-        elif log_err:
-            ui.show_message(log_err[0], log_err[1], 0, then)  # the next power-up tries again
-        gc.collect()
+    # ------------------------------------------------------ the monotonic count, USB
+    def _can_rebase(self, now):
+        """True when no instant is kept in the monotonic count but the loop's own: a game
+        ready (the engine holds no time yet) or finished (its instants are never used
+        again), the game screen (no message), silent, no button down or settling (their
+        pending instants would be in the old count). A game paused or flagged for days keeps
+        the old count until it ends: ints stay small for 12.4 days, int32 for 24.8."""
+        b = self.board
+        return (
+            self.ui.game.state in (E.READY, E.FINISHED)
+            and self.ui.screen == ui_mod.S_GAME
+            and b.buzzer.next_due(now) < 0
+            and b.buttons.next_due(now) < 0
+        )
 
-    def _resumed(self, now):
-        """The offered game was restored (ui): give it back its identity, its rules (freeze,
-        increment timing, period transition: the settings may have been reset since) and its
-        move log."""
-        saved = self._resume
-        self._resume = None
-        if saved is None:
-            return
-        g = self.ui.game
-        g.ident = saved["id"]
-        opts = saved["opts"]  # the rules the game began with; the settings may have been reset
-        if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
-            g.freeze, g.inc_before, g.transition = bool(opts[0]), bool(opts[1]), opts[2]
-        if g.restore_log(saved["n"], saved["log"]) != E.OK:
-            self.ui.show_message(b"LOG ", b"Err ", now)  # times kept, earlier moves lost
+    def _rebase(self):
+        """Restart the monotonic count at 0 (see monoclock.py); every due instant of the
+        loop is recomputed at once. Returns the new `now`."""
+        self.mono.rebase()
+        self._next_render = 0
+        self._battery_due = 0
+        if self._lever_due >= 0:
+            self._lever_due = 0
+        self._button_due = -1
+        if self.usb is not None:
+            self.usb.rebase()
+        return 0
+
+    def hand_over(self):
+        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
+        b = self.board
+        if self.usb is not None:
+            self.usb.stop()
+        b.buzzer.stop()
+        b.set_leds(0)
+        self._leds = 0
+        for side, text in ((0, b"USb "), (1, b"StoP")):
+            segments.encode_into(self.segs[side], text, 0)
+            b.displays[side].show(self.segs[side])
 
     # ------------------------------------------------------ requests
     def handle(self, req, now):
-        ui = self.ui
-        g = ui.game
+        """Act on the REQ_* bits a key gave: the beep, the settings and the resume at once,
+        the file writes (appfiles.py) only while no clock runs."""
         if req & ui_mod.REQ_BEEP:
             self.board.buzzer.play(buzzer_mod.ERROR, now)
         if req & ui_mod.REQ_APPLY_SETTINGS:
             self.apply_settings()
         if req & ui_mod.REQ_RESUMED:
-            self._resumed(now)
-        if g.state == E.RUNNING:
+            self.files.resumed(now)
+        if self.ui.game.state == E.RUNNING:
             return  # never write flash while a clock runs
-        if req & ui_mod.REQ_SAVE_SETTINGS:
-            if not settings_mod.save(self.root, ui.settings, self.fs):
-                ui.show_message(b"SAVE", b"Err ", now)
-        if req & ui_mod.REQ_LOG_GAME:
-            self.log_game(now)  # clears the saved game too (archive.record)
-        elif req & ui_mod.REQ_CLEAR_GAME:
-            self._resume = None
-            if not self._unrecorded or self._retry_record(now):
-                settings_mod.clear_game(self.root, self.fs)
-        if req & ui_mod.REQ_SAVE_GAME:
-            self.save_game(now)
-        gc.collect()
+        self.files.write(req, now)
 
     def apply_settings(self):
         s = self.ui.settings
         self.board.buzzer.set_enabled(s["sound"])
         for d in self.board.displays:
             d.set_brightness(s["brightness"])
-
-    def save_game(self, now):
-        """Save the stopped game (paused or flagged) with its move log for a resume."""
-        g = self.ui.game
-        if g.state in (E.PAUSED, E.FLAGGED):
-            if not archive.save(self.root, g, self.ui.settings["control"], self.fs):
-                self.ui.show_message(b"SAVE", b"Err ", now)
-
-    def log_game(self, now):
-        """The result is confirmed: record it exactly once (archive.record)."""
-        if archive.record(self.root, self.ui.game, self.ui.settings["control"], self.fs):
-            self._unrecorded = False
-        else:
-            self._unrecorded = True
-            self.ui.show_message(b"LOG ", b"Err ", now)
-
-    def _retry_record(self, now):
-        """A new game replaces one whose record failed (LOG Err): record that one from
-        game.json first (archive.settle on a scratch Game), so a clock that stays on does not
-        lose it. True when game.json may go; False (LOG Err again) when the record still
-        cannot be written: game.json then keeps the finished game until the new game's
-        first save replaces it, or the next power-up records it."""
-        self._unrecorded = False
-        saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
-        if saved is None:
-            return True
-        found = archive.settle(
-            self.root, E.Game(ui_mod.control_of(saved["control"])), saved, self.fs
-        )
-        if found == archive.RESULT_UNSAVED:
-            self.ui.show_message(b"LOG ", b"Err ", now)
-            return False
-        return True

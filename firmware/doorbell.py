@@ -40,8 +40,7 @@ at most FEED_MS away (app.py); if the alarm ever failed to ring, the watchdog wo
 the board. Without an alarm (the host's stand-ins) the poll alone ends the sleep 0-1 ms
 after the instant, never before it: the µs left rounded up to whole ms, and when the poll
 returns early (a straddled first look, or an interrupt that readied nothing), it sleeps
-again for what is left. (Until issue 14: whole ms from a ms reading, +1 for the grid: 1-2 ms
-late.)
+again for what is left.
 
 Contract: `take()` before looking at the sources (lever ring, buttons), so an edge that
 comes while the loop works rings again and the next `wait` returns at once.

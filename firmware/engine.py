@@ -17,13 +17,13 @@ floor-normalised, so -1.5 ms is (-2, 500)). Per side the pairs are two arrays (`
 between its two lever stamps (the hard IRQ's `ticks_us`, monoclock.py puts them on the ms
 grid without losing a us), so a side's time is its start time minus the exact sum of its
 intervals plus its bonuses, however long the game.
-Why pairs: a single us count passes 2**30 (the small-int limit of a 32-bit port) after
-17.9 min, of uptime or of a player's time, and a big int allocates; the ms part of a 24 h
-time or of a 12-day instant stays far below 2**30. Why not whole ms with each press rounded
-(the engine before issue 21): a side's time was then the sum of `round(end) - round(start)`
-over its turns, and those rounding errors do not cancel (the ends of one side's turns are the
-starts of the other's): they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms
-after 50 moves, enough to decide which flag falls first in a long game's scramble.
+Why pairs: a single us count passes 2**30 (the small-int limit of a 32-bit port) after 17.9
+min, of uptime or of a player's time, and a big int allocates; the ms part of a 24 h time or
+of a 12-day instant stays far below 2**30. Why not whole ms with each press rounded: a
+side's time would then be the sum of `round(end) - round(start)` over its turns, and those
+rounding errors do not cancel (the ends of one side's turns are the starts of the other's):
+they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms after 50 moves, enough
+to decide which flag falls first in a long game's scramble.
 
 Time odds (Armageddon, handicap games): side s plays under its own control, `controls[s]`
 (from a timecontrol.Odds; a plain TimeControl is both sides'), one mode for the game
@@ -1116,7 +1116,7 @@ class Game:
         can hold under its control (_most): carry-over, byo-yomi periods re-based during a
         long move and increments may each pass 24 h in a valid game. Times of past events
         restart at 0 (a new power-up); the times held come back exact to the us. Version 2
-        snapshots (before issue 21: whole ms) are restored with us parts 0; version 1 ones
+        snapshots (whole ms) are restored with us parts 0; version 1 ones
         (before overtime modes, no ot_left) too, for controls without overtime, and refused
         for byo-yomi / Canadian ones."""
         ot = self.ot_mode

@@ -10,7 +10,7 @@ File format (tools read it; only add keys, never change one):
 "reason": "flag", "dead position", "on the board" (the arbiter entered the result of a game
 decided on the board: mate, resignation, agreed draw), "draw odds" (a drawn game that the
 control gave to one colour: "drawn_by" then says how it was drawn, one of the others), or
-"arbiter". "controls" (since issue 16): the control each colour played under, in the
+"arbiter". "controls": the control each colour played under, in the
 settings' form (settings.py: {"mode", "periods": [[time_s, moves, bonus, bonus_s], ...]
 [, "overtime": [count, time_s]]}); with time odds they differ. "draw_odds": the colour a
 draw was given to, when the control gave one. Older records have none of these keys.

@@ -17,7 +17,7 @@ Settings schema (defaults in brackets):
               "right": {"periods": [...], "overtime": [count, time_s]},
               "draw_odds": 0 none / 1 White / 2 Black}}
   ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom".
-Time odds (issue 16): "periods" / "overtime" are the left side's; "right", when given, the
+Time odds: "periods" / "overtime" are the left side's; "right", when given, the
 right side's own (same mode, same rules; absent: the same as the left); "draw_odds" [0]
 gives a drawn game to a colour, and White's side is then the left's ("periods"); "swap"
 [false]: the two sides' controls exchanged, and with them White's side (the ready screen's

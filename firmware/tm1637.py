@@ -14,7 +14,7 @@ on the wire), then "stop after this byte", then "the next byte is in this word":
 All 4 fit the TX FIFO at once, so `put` never waits for the wire unless a frame is still
 going out on the same display (then for at most that frame's rest).
 
-Why a PIO and not SoftI2C (measured on the emulated chip, `make chip-bench`, issue 14):
+Why a PIO and not SoftI2C (measured on the emulated chip, `make chip-bench`):
 `machine.SoftI2C` bit-bangs the same start/stop/ACK protocol in C (bytes bit-reversed, the
 TM1637 is LSB first), and the CPU is busy for the whole frame: 1.07 ms per changed display
 (0.8 ms of it on the wire at 100 kHz), one display after the other, so a lever press that

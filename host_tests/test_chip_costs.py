@@ -1,8 +1,8 @@
 """The loop on the host with Python taking the chip's time (harness/costs.py).
 
-Issue 14 found on the chip what zero-time host tests could not see: the loop slept from the
-start of a wakeup, so each change came late by the previous wakeup's own length (4 ms for a
-render on the chip), and a lever's LEDs waited for the buttons' poll and the UI render. Here
+The chip shows what zero-time host tests cannot see: a loop that sleeps from the start of a
+wakeup brings each change late by the previous wakeup's own length (4 ms for a render on the
+chip), and a lever's LEDs that wait for the buttons' poll and the UI render come late. Here
 the real firmware runs on the simulated board with every line and call charged at the rates
 fitted to the chip bench, so those mistakes fail: a change's wakeup must start within the
 loop's own 0.4 ms of its exact instant whatever the wakeups before it cost, and a press
@@ -32,8 +32,8 @@ BLITZ_5_0 = 7
 BULLET_1_0 = 8
 # A change's wakeup starts at its instant (the PIO alarm ends the sleep there,
 # doorbell.wait_until), plus the alarm's hard IRQ, the poll's return and the loop's own
-# Python before wake() (about 0.26 ms at the chip's rates). The loop of phase 1 (whole ms
-# from a ms reading, + 1) woke up to 2.25 ms late; the poll alone, 1.25 ms.
+# Python before wake() (about 0.26 ms at the chip's rates). A poll timeout of whole ms
+# from a ms reading, + 1, wakes up to 2.25 ms late; the poll alone, 1.25 ms.
 WAKE_US = 400
 
 
@@ -211,8 +211,8 @@ def test_a_released_lever_is_rearmed_by_one_wakeup(tmp_path, phase_us):
     """A released lever may be re-armed 20 ms (levers.py's debounce) after its last edge.
     The wakeup for that must come at or after the instant, counted from the driver's own
     clock reading (the loop may have worked a ms since its own), or it finds the lever not
-    yet quiet and wakes again a ms later: on the chip that cost one wakeup a move (the
-    chip bench's play, issue 14 phase 2). Whatever the release's phase in a ms, one wakeup."""
+    yet quiet and wakes again a ms later: on the chip that costs one wakeup a move (the
+    chip bench's play). Whatever the release's phase in a ms, one wakeup."""
     clock = boot(tmp_path)
     start(clock, BLITZ_5_0)
     clock.run_ms(1_300)

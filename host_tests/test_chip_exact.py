@@ -1,4 +1,4 @@
-"""Exact to the microsecond on the emulated chip (issue 21): real MicroPython rp2 in rp2040js,
+"""Exact to the microsecond on the emulated chip: real MicroPython rp2 in rp2040js,
 flashed as `make flash` leaves it, a game of 80 half-moves driven through the lever pins at
 chosen ns (tools/chip/chip.py).
 

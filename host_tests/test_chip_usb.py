@@ -1,4 +1,4 @@
-"""Issue 15 on the emulated chip: whatever the USB host sends during a game, the clock keeps
+"""The USB port on the emulated chip: whatever the USB host sends during a game, the clock keeps
 counting exactly and the levers work; at the ready screen and after the result the host
 tools get in (tools/chip/chip.py: real MicroPython rp2 in rp2040js, driven through its pins).
 

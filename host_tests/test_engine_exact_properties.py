@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of the engine's exactness to the microsecond (issue 21).
+"""Property tests (hypothesis) of the engine's exactness to the microsecond.
 
 - Games of up to 300 half-moves in every mode, presses at random us instants (the same ms,
   within a two-lever slap, long thinks), wrong-side presses, ticks, pauses and corrections,

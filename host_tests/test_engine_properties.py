@@ -308,7 +308,7 @@ def test_the_conservation_property_checked_real_moves():
         assert (COVERAGE["conserved_moves"], COVERAGE["transitions"]) == (moves, transitions)
 
 
-# ------------------------------------------------ fallen flags and the hourglass (issue 10)
+# ------------------------------------------------ fallen flags and the hourglass
 @st.composite
 def any_mode_controls(draw):
     """Countdown controls of every bonus, the hourglass, the stopwatch, byo-yomi, Canadian."""
@@ -405,7 +405,7 @@ def test_no_time_reaches_a_fallen_flag_and_the_hourglass_creates_none(control, o
 
 
 def test_the_issue_hourglass_case_is_in_the_property():
-    """The example from issue 10 (hourglass 1 min, freeze off) through the property's checks."""
+    """The reported example (hourglass 1 min, freeze off) through the property's checks."""
     control = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
     opts = {"freeze": False, "inc_before": False, "transition": E.TRANSITION_MOVES}
     g = check_flags_and_hourglass(control, opts, [(7_290_192, "move", 0), (10_000, "tick", 0)])

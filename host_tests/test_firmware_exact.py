@@ -1,11 +1,11 @@
-"""Exact to the microsecond through the pins (issue 21): the real firmware on the simulated
+"""Exact to the microsecond through the pins: the real firmware on the simulated
 board, lever edges at chosen virtual us, each stamped by the lever's hard IRQ.
 
 Each test knows the exact instant of every edge it makes (virtual time), so it knows each
 move's exact interval and each side's exact time, independently of the firmware: the engine's
 times must equal them to the us, the record must be within 0.5 ms at every move, the displays
 must show them rounded up. The us within the ms are relative to the app's monotonic clock
-(`clock.boot_us`), whose ms grid the rounding of stamps was on before issue 21.
+(`clock.boot_us`), the ms grid a clock that rounds its stamps would round to.
 """
 
 import json
@@ -143,8 +143,8 @@ def test_a_fide_game_of_90_half_moves_over_thirteen_wraps_is_exact_to_the_us(tmp
 # ------------------------------------------------------------------ the defect, deterministic
 def test_stamps_alternating_999_and_000_neither_drift_nor_decide_the_flag(tmp_path):
     """The worst case for rounded stamps: Black's edges at .999 of a monotonic ms, White's at
-    .000, so each of White's turns is 1 000.001 ms and each of Black's 1 000.999 ms. Before
-    issue 21 they were charged 1 001 and 1 000 ms: after 49 moves each White's clock held
+    .000, so each of White's turns is 1 000.001 ms and each of Black's 1 000.999 ms. Rounded
+    stamps charge them 1 001 and 1 000 ms: after 49 moves each White's clock held
     48.95 ms too little. White makes its 50th move with 20 ms left: rounded stamps would have
     dropped White's flag 28.95 ms before that; the exact firmware counts the move, and
     Black's flag falls at its exact us."""
@@ -256,8 +256,8 @@ def test_a_press_stamped_during_the_drain_before_the_flag_is_a_move(tmp_path):
 
 
 # ------------------------------------------------------------------ today's saved game
-def test_a_game_json_saved_before_issue_21_resumes_and_plays_on_exactly(tmp_path):
-    """A paused game saved by the firmware before issue 21 (snapshot version 2, whole ms) is
+def test_a_game_json_of_snapshot_version_2_resumes_and_plays_on_exactly(tmp_path):
+    """A paused game saved in snapshot version 2 (whole ms, as an older firmware writes it) is
     offered at power-up, resumed with its times and moves, and played on to the us; its next
     save is version 3 with the us parts."""
     (tmp_path / "game.json").write_text(V2_GAME_JSON)

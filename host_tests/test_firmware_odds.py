@@ -1,7 +1,7 @@
-"""Time odds end to end (issue 16): the real firmware on the simulated board, driven only
+"""Time odds end to end: the real firmware on the simulated board, driven only
 through its pins (harness/firmware.py), the displays decoded from the TM1637 traffic.
 
-The arbiter picks the Armageddon preset by its label in the README's preset table, sees
+The arbiter picks the Armageddon preset by its label in the manual's preset table, sees
 5:00 and 4:00 on the two displays, swaps them (the board was set up the other way round),
 the game is played past move 61 (the increment arrives), White's flag falls, the material
 entry says Black cannot mate (a draw: Black's win by draw odds), the record is written, and
@@ -45,14 +45,14 @@ def clock(tmp_path):
 
 
 def readme_preset(label):
-    """The preset number the README's preset table gives `label`, and its display code."""
-    text = (ROOT / "README.md").read_text()
+    """The preset number the manual's preset table gives `label`, and its display code."""
+    text = (ROOT / "docs" / "manual.md").read_text()
     section = text.split("\n## Presets\n", 1)[1].split("\n## ", 1)[0]
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 4 and cells[2] == label:
             return int(cells[0]), cells[1].strip("`")
-    raise AssertionError("no preset %r in the README's table" % label)
+    raise AssertionError("no preset %r in the manual's table" % label)
 
 
 def test_armageddon_picked_by_its_readme_label_swapped_played_flagged_exported(clock, tmp_path):
@@ -60,7 +60,7 @@ def test_armageddon_picked_by_its_readme_label_swapped_played_flagged_exported(c
     tap(clock, "set")  # the chooser, on preset 0
     for _ in range(index):
         tap(clock, "plus")
-    # The chooser shows the code as the README gives it (the decoder reads glyphs: A5-4)
+    # The chooser shows the code as the manual gives it (the decoder reads glyphs: A5-4)
     assert texts(clock) == (code, " 500")
     tap(clock, "play")
     assert clock.displays() == ((" 500", True), (" 400", True))  # each side its own time

@@ -151,7 +151,7 @@ def test_byoyomi_game_into_overtime(clock, tmp_path):
     log = flash_json(tmp_path, "games/g000.json")
     assert (log["result"], log["reason"]) == ("0-1", "flag")  # White (right) lost on time
     # Rows carry the overtime counter; the left's last move left it in main time (0). (The
-    # log kept across the power cut is issue 9's: only the last row is checked here.)
+    # log kept across the power cut is tested elsewhere: only the last row is checked here.)
     assert all(len(row) == 5 for row in log["moves"])
     assert log["moves"][-1][:2] == [0, 3] and log["moves"][-1][4] == 0
 

@@ -1,4 +1,4 @@
-"""The event-driven loop on virtual time (issue 8): how often the firmware wakes, and that
+"""The event-driven loop on virtual time: how often the firmware wakes, and that
 each display change is written at or after the exact instant its text becomes true and
 within 5 ms of it; levers, flags and long presses are served within the same bound.
 

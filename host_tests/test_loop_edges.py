@@ -1,4 +1,4 @@
-"""Edge cases of the event-driven loop (issue 8) on the simulated board: an edge that comes
+"""Edge cases of the event-driven loop on the simulated board: an edge that comes
 in the middle of a wakeup, an exception inside a wakeup, a lever held for minutes, a press at
 the flag's exact instant, a button held through a game start, a message that expires, the
 brightness setting, the board's display frames on the fake rp2's PIO. Each run is checked with
@@ -309,7 +309,7 @@ def test_a_frame_cut_short_by_any_exception_is_rewritten():
 def test_a_persistent_fault_writes_the_flash_rarely(tmp_path):
     clock = boot(tmp_path)
     lever(clock, "left")
-    import storage
+    storage = clock.module("storage")  # the board's own: what its firmware calls
 
     writes = []
     append_log = storage.append_log
@@ -395,13 +395,12 @@ def test_power_lost_while_a_clock_runs_offers_the_last_pause(tmp_path):
 FLASH_WRITE_US = 30_000  # game.json on littlefs: a 4 KB sector erase is ~45 ms typical
 
 
-def slow_flash(monkeypatch):
+def slow_flash(clock, monkeypatch):
     """archive.save (game.json at a pause or a flag) takes FLASH_WRITE_US of virtual time,
     with the CPU busy and interrupts off (the rp2 port keeps them off while it erases and
     programs: IRQ handlers wait), as on the chip, while the PIO runs on (a frame handed to
     it goes out); the host's file writes take no time otherwise."""
-    import archive
-
+    archive = clock.module("archive")  # the board's own: what its firmware calls
     save = archive.save
 
     def slow_save(*args, **kwargs):
@@ -417,9 +416,9 @@ def slow_flash(monkeypatch):
 def test_the_flag_is_shown_before_it_is_saved(tmp_path, monkeypatch):
     """At a flag (freeze on) the game is saved at once so a power cut keeps it; the save is
     a flash write of tens of ms on the chip. The flag must still be on the display and the
-    LED within 5 ms of the deadline (issue 8), so the save comes after the render."""
+    LED within 5 ms of the deadline, so the save comes after the render."""
     clock = boot(tmp_path, {"preset": BULLET_1_0})
-    slow_flash(monkeypatch)
+    slow_flash(clock, monkeypatch)
     lever(clock, "left")  # right runs 1:00
     g = game(clock)
     deadline_us = clock.at_us(g.deadline())

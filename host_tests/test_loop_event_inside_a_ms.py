@@ -1,13 +1,14 @@
-"""An engine event that a *tick* makes inside the ms `now` (found reviewing issue 14 phase 2).
+"""An engine event that a *tick* makes inside the ms `now`.
 
-Since phase 2 the loop's alarm wakes it at a deadline's exact us and ticks the engine to that
-us (`tick(drained, drained_us)`), so a flag-fall transition (or a byo-yomi / Canadian period)
-lands at `now`.du, du > 0: inside the ms `now`, as only a press could before. engine.py's
+The loop's alarm wakes it at a deadline's exact us and ticks the engine to that us
+(`tick(drained, drained_us)`), so a flag-fall transition (or a byo-yomi / Canadian period)
+lands at `now`.du, du > 0: inside the ms `now`, as otherwise only a press can. engine.py's
 contract then asks the caller to look at next_change again from `now` + 1 (the times bend
-inside the ms: remaining(now) and remaining(now + 1) round to the same ms), which app.py did
-only after a press. Without it a new period shown as HhMM (no colon beat, no overtime counter
-to wake the loop) never changes by itself: `1h00` until the next press. (Byo-yomi and
-Canadian periods, and MM:SS layouts, were saved by those other wakeups.)
+inside the ms: remaining(now) and remaining(now + 1) round to the same ms), which app.py
+does after a press and after such a tick. Without it a new period shown as HhMM (no colon
+beat, no overtime counter to wake the loop) never changes by itself: `1h00` until the next
+press. (Byo-yomi and Canadian periods, and MM:SS layouts, were saved by those other
+wakeups.)
 """
 
 from test_firmware_exact import boot, countdown, lever_at, on_grid

@@ -1,4 +1,4 @@
-"""Property test of the event-driven loop (issue 8) through the simulated board: random
+"""Property test of the event-driven loop through the simulated board: random
 lever presses (with contact bounce, slaps on both levers), button taps and long presses,
 pauses and resumes, menus and flags, across time controls that exercise every instant the
 loop must wake for (delay, hourglass, stopwatch, byo-yomi, Canadian, increments, tenths,

@@ -49,8 +49,8 @@ def fixed_ident(monkeypatch):
     """Same identity in the dry run and in every cut run, so their steps line up. And no
     full gc.collect() at each of the thousands of power-ups (3 ms each on the host's big
     heap; it frees RAM on the chip and changes nothing on the flash)."""
-    monkeypatch.setattr(app_mod.archive, "new_ident", lambda: IDENT)
-    monkeypatch.setattr(app_mod.gc, "collect", lambda: None)
+    monkeypatch.setattr(app_mod.appfiles.archive, "new_ident", lambda: IDENT)
+    monkeypatch.setattr(app_mod.appfiles.gc, "collect", lambda: None)
 
 
 def message(app):
@@ -117,7 +117,7 @@ class Play:
         return self
 
     def save_at_flag(self):
-        self.app.save_game(self.t)  # what the shell does when both clocks froze
+        self.app.files.save_game(self.t)  # what the shell does when both clocks froze
         return self
 
     def dead_position(self):
@@ -462,7 +462,9 @@ def test_a_finished_game_whose_record_failed_is_recorded_at_the_next_power_up(mo
     fs = flash_with({}, twelve_then_paused)
     p = Play(boot(fs), 5_000_000).accept_offer()
     with monkeypatch.context() as m:
-        m.setattr(app_mod.archive.gamelog, "save_game_log", lambda *a, **k: None)  # flash full
+        m.setattr(
+            app_mod.appfiles.archive.gamelog, "save_game_log", lambda *a, **k: None
+        )  # flash full
         p.dead_position()
     assert p.app.ui.screen == U.S_MESSAGE and message(p.app) == (b"LOG ", b"Err ")
     assert records(fs) == []

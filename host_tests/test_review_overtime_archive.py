@@ -1,4 +1,4 @@
-"""Review of issues 9 and 10 together: byo-yomi and Canadian games across power cuts, the
+"""Byo-yomi and Canadian games across power cuts, the
 exactly-once record in sequences the main sweep does not cover, and the messages and
 rules a resumed game keeps.
 
@@ -63,8 +63,8 @@ class Idents:
 @pytest.fixture(autouse=True)
 def idents(monkeypatch):
     ids = Idents()
-    monkeypatch.setattr(app_mod.archive, "new_ident", ids)
-    monkeypatch.setattr(app_mod.gc, "collect", lambda: None)
+    monkeypatch.setattr(app_mod.appfiles.archive, "new_ident", ids)
+    monkeypatch.setattr(app_mod.appfiles.gc, "collect", lambda: None)
     return ids
 
 

@@ -1,4 +1,4 @@
-"""The host tools import each other one way only (issue 17, item 3): the graph of
+"""The host tools import each other one way only: the graph of
 `import X` / `from X import` between tools/*.py has no cycle, and the modules shared by
 `make flash` and `make uf2` import neither of them."""
 

@@ -1,4 +1,4 @@
-"""Issue 15: a game is immune to the USB port. The real firmware on the simulated board,
+"""A game is immune to the USB port. The real firmware on the simulated board,
 with a host on its USB serial port (harness/usb_cdc.py: MicroPython 1.27's CDC receive and
 send paths; the fake micropython raises a Ctrl-C's KeyboardInterrupt at the next line of
 firmware unless kbd_intr(-1) is in force, as the VM does).

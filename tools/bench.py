@@ -60,9 +60,10 @@ EXPECTED = (
     "flag_lag",
 )
 
-# From wasm to the RP2040 (../shared/TARGET.md, measured on the chip at 125 MHz): App.step()
-# took 1031 us there and 48 us under this bench, a factor of ~21 for the loop's call-heavy
-# code (arithmetic-heavy code is nearer 7: this errs on the slow side).
+# From wasm to the RP2040 (a reference measurement on the chip at 125 MHz, outside this
+# repository): one loop wakeup took 1031 us there and 48 us under this bench, a factor of
+# ~21 for the loop's call-heavy code (arithmetic-heavy code is nearer 7: this errs on the
+# slow side).
 CHIP_FACTOR = 1031 / 48
 # A TM1637 frame on the wire: a PIO state machine sends it (tm1637_pio.py) while the CPU
 # goes on, both displays at once; the address transaction (the new digits) ends 0.6 ms

@@ -12,7 +12,7 @@ periods left / the Canadian moves still to make in the block after the move (lef
 then the period's time / the time left in the block). "id" (absent in older files) ties the
 record to the clock's saved game state; the export does not need it.
 
-Since issue 16 (time odds) a record also has, before "moves":
+With time odds a record also has, before "moves":
   "controls": {"white": C, "black": C}   the control each colour played under, C in the
       settings' form {"mode": 0..4, "periods": [[time_s, moves, bonus_kind, bonus_s], ...]
       [, "overtime": [count, time_s]]} (firmware/settings.py); with time odds they differ;
@@ -115,7 +115,7 @@ def _check_control(c, what):
 
 
 def _check_odds(game):
-    """The keys of issue 16 (see the module doc), where present."""
+    """The keys of time odds (see the module doc), where present."""
     controls = game.get("controls")
     if controls is not None:
         if not isinstance(controls, dict):
@@ -130,7 +130,7 @@ def _check_odds(game):
 
 def control_of(game, colour):
     """The control `colour` ("white" / "black") played under, as the record has it (the
-    settings' form), or None for a record from before issue 16."""
+    settings' form), or None for a record without "controls"."""
     controls = game.get("controls")
     return None if controls is None else controls[colour]
 

@@ -21,7 +21,7 @@ here:
   ClockNote     (merge only) what the merge found: results that disagree, a count mismatch,
                 a last move without a press (pgn_merge.py says which).
 
-TimeControl from the record's "controls" (the control of each colour, since issue 16), or
+TimeControl from the record's "controls" (the control of each colour), or
 for an older record from the preset table (firmware/presets.py, looked up by the record's
 name): periods as `moves/seconds`, the last as `seconds`, joined by ':'; an increment as `+S`;
 a simple (US) delay and a Bronstein delay both as `+Sd`, the delay form python-chess reads

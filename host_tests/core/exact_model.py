@@ -1,5 +1,5 @@
 """An independent model of the clock rules in microseconds, and a referee that plays the same
-game on the engine and on the model and compares them after every action (issue 21).
+game on the engine and on the model and compares them after every action.
 
 Not a test module itself: host_tests/core/test_engine_exact.py (CPython and MicroPython,
 seeded games) and host_tests/test_engine_exact_properties.py (hypothesis) feed it games.

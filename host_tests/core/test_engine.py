@@ -383,7 +383,7 @@ class Modes(unittest.TestCase):
         self.assertEqual(g.tick(T0 + 80_000), E.EV_FLAG)  # Black ran out after 70 s
         self.assertEqual(g.remaining(RIGHT, T0 + 80_000), 120_000)
 
-    def test_hourglass_fallen_flag_gets_no_time_back(self):  # issue 10, freeze off
+    def test_hourglass_fallen_flag_gets_no_time_back(self):  # freeze off
         tc = TimeControl([(60_000, 0, BONUS_NONE, 0)], MODE_HOURGLASS)
         g = E.Game(tc, freeze=False)
         g.press(LEFT, 89_921)  # the right clock starts

@@ -96,7 +96,7 @@ class NoAllocation(unittest.TestCase):
     def test_no_bonus_three_periods(self):
         self.check_preset(13)
 
-    # Time odds (issue 16): each side's control looked up on the hot path, still no allocation
+    # Time odds: each side's control looked up on the hot path, still no allocation
     def test_armageddon_5_v_4_into_the_increment(self):
         g, events = self.check_control(presets.control(19), 200, step_ms=1_000)
         self.assertTrue(events & E.EV_PERIOD)  # both passed move 60

@@ -1,4 +1,4 @@
-"""Exact to the microsecond over a whole game (issue 21): no random walk of rounding.
+"""Exact to the microsecond over a whole game: no random walk of rounding.
 
 Runs under CPython (pytest) and under MicroPython 1.27 (test_micropython_core.py). Instants
 are (ms, us) on the shell's monotonic clock, as the lever IRQ's stamps reach the engine.
@@ -91,7 +91,7 @@ class Drift(unittest.TestCase):
             start = (5_400_000 + 50 * 30_000 + 1_800_000) * US
             self.assertEqual(exact(g, side), start - spent[side])
             self.assertEqual(g.main[side] * US + g.main_us[side], start - spent[side])
-        # What rounding each stamp to its ms charged (the engine before issue 21): 1 001 ms
+        # What rounding each stamp to its ms charged (an engine on whole ms): 1 001 ms
         # and 1 000 ms a move, 49.95 ms too much for White, 49.95 ms too little for Black.
         self.assertEqual(50 * 1_001 * US - spent[RIGHT], 49_950)
         self.assertEqual(50 * 1_000 * US - spent[LEFT], -49_950)
@@ -348,7 +348,7 @@ V2_GAME_JSON = (
     "0, 0, 0, 0, 5315557, 5413211, 2, 3, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0], "
     '"opts": [1, 0, 0], "n": 5, "log": [3,61234,5368766,2,45678,5384322,5,12345,5386421,4,'
     "98765,5315557,7,3210,5413211]}"
-)  # written by the firmware before issue 21 (snapshot version 2, whole ms)
+)  # as an older firmware writes it (snapshot version 2, whole ms)
 
 
 class PowerCut(unittest.TestCase):

@@ -1,4 +1,4 @@
-"""Scenario tests of time odds (issue 16): each side under its own control, draw odds.
+"""Scenario tests of time odds: each side under its own control, draw odds.
 
 Runs under CPython (pytest) and under MicroPython 1.27 (test_micropython_core.py). The two
 Armageddon presets are played to a flag, to a draw by material and to a dead position, the

@@ -1,4 +1,4 @@
-"""Review of issue 10 (byo-yomi, Canadian) and issue 9 (saved log) in the pure core: edge
+"""Byo-yomi and Canadian overtime and the saved log in the pure core: edge
 instants of the overtime rules, snapshots the engine must refuse, and the largest saved
 log of an overtime game on the runtime's real files.
 

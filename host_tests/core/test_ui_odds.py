@@ -1,4 +1,4 @@
-"""The screens of time odds (issue 16), key by key: the custom editor's draw odds and time
+"""The screens of time odds, key by key: the custom editor's draw odds and time
 odds fields (the Armageddon press count the README gives), the ready screen's swap, the
 arbiter's result item; and the settings that keep them.
 

@@ -2,7 +2,7 @@
 
 Without this the host harness runs Python in zero virtual time, so a loop that oversleeps by
 the length of its own wakeup, or does its slow work before the LEDs, passes every host test
-and misses its goals on the chip (issue 14). `CostModel.charging()` installs a trace hook
+and misses its goals on the chip. `CostModel.charging()` installs a trace hook
 (sys.settrace) that, while the firmware runs, advances virtual time for every line executed
 in a firmware/ module, every call of a firmware function, and every call from firmware code
 into anything else (the fake `machine`, the doorbell's poll: C code on the board). Time is
@@ -87,17 +87,17 @@ class CostModel:
             sys.settrace(previous)
 
 
-# Rates for the chip bench's per-call costs of issue 14's phase 2 firmware (PIO displays and
-# alarm, the cheaper render; MicroPython v1.27.0 rp2). A free least-squares fit
+# Rates for the chip bench's per-call costs of the firmware (PIO displays and alarm;
+# MicroPython v1.27.0 rp2). A free least-squares fit
 # (fit(measured, counts)) gives a negative C call: a line's cost is not one number (the
 # game screen's lines are dearer than the drivers'), so these are the rates, on a grid of
 # 0.02 / 0.5 / 0.5 us, that leave the most room inside test_chip_costs.py's bounds, a C
 # call held at 5 us or more (an empty Python call measures 12). The worst pieces sit at
-# 87-89 % of their bounds: App.render 9 % under the chip, segments.encode_into 18 % over,
-# buttons.poll 45 % over. Phase 1's rates were 3.28 / 16.7 / 9.59. The chip's own figures
-# move by 5-15 % with the heap's layout, so a firmware change may need a refit: the test
-# names the piece (one more call in Ui.next_change moved App.render 4 % and needed one).
-CHIP = dict(line_us=3.86, call_us=17.0, ccall_us=6.5)
+# 93-95 % of their bounds: App.render 9 % under the chip, App.wake and segments.encode_into
+# 19 % over, levers.drain 28 us over. The chip's own figures move by 5-15 % with the heap's
+# layout, so a firmware change may need a refit: the test names the piece (a module more
+# in the heap moves App.render 2 %).
+CHIP = dict(line_us=3.82, call_us=18.0, ccall_us=7.5)
 
 
 def chip_model():

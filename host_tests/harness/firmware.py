@@ -15,13 +15,19 @@ When the app hands the board to a USB host its loop returns, or a KeyboardInterr
 main.py (kept in `exit_exception`, as pyexec prints it); `at_repl` is then True and
 `run_ms` only lets virtual time pass (the REPL waits for the host; the watchdog runs on).
 
+Modules: each power-on imports the firmware afresh, as a boot on the board does. Those modules
+are the board's own (`clock.module(name)`): they are in `sys.modules` only while its firmware
+runs, and the test's own firmware modules (imported at collection) are put back after, so a
+class from one set never meets an `isinstance` from the other, whatever ran before
+(test_harness_isolation.py).
+
 Pins (hardware/README.md): levers GP6/GP7, PLAY GP10, SET GP11, MINUS GP12, PLUS GP13.
 """
 
 import os
 import runpy
 import sys
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import machine
@@ -83,6 +89,7 @@ class SimulatedClock:
         self.vt = None
         self.chips = None
         self.app = None
+        self.modules = {}  # the board's own firmware modules, by name (fresh per power-on)
         self.power_on()
 
     # ----------------------------------------------------------- power
@@ -98,18 +105,37 @@ class SimulatedClock:
         self.usb = usb_cdc.CdcPort()
         self.at_repl = False  # the app handed the board to a USB host; main.py has ended
         self.exit_exception = None  # the KeyboardInterrupt that ended main.py, if one did
+        self.modules = {}  # a fresh boot imports fresh modules
+
+    def module(self, name):
+        """The board's own firmware module `name` (to patch what its firmware calls)."""
+        return self.modules[name]
+
+    @contextmanager
+    def _own_modules(self):
+        """sys.modules holds this board's firmware modules while its firmware runs, and
+        whatever firmware modules were there before once it stops."""
+        theirs = _take_firmware_modules()
+        sys.modules.update(self.modules)
+        try:
+            yield
+        finally:
+            self.modules = _take_firmware_modules()
+            sys.modules.update(theirs)
 
     def _boot_and_run(self):
-        """Start main.py (first call) or resume its loop (later calls)."""
+        """Start main.py (first call) or resume its loop (later calls), on this board's own
+        modules."""
+        with self._own_modules():
+            self._run_firmware()
+
+    def _run_firmware(self):
         if not self._booted:
             self._booted = True
             sys.path.insert(0, str(FIRMWARE))
             cwd = os.getcwd()
             os.chdir(self.flash_dir)
             try:
-                for name in list(sys.modules):
-                    if name in _FIRMWARE_MODULES:
-                        del sys.modules[name]  # a fresh boot imports fresh modules
                 import_board(self.usb)
                 import app as app_module
 
@@ -227,3 +253,8 @@ class SimulatedClock:
 
 
 _FIRMWARE_MODULES = {p.stem for p in FIRMWARE.glob("*.py")}
+
+
+def _take_firmware_modules():
+    """Remove the firmware's modules from sys.modules; returns them by name."""
+    return {name: sys.modules.pop(name) for name in list(sys.modules) if name in _FIRMWARE_MODULES}

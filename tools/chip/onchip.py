@@ -25,7 +25,7 @@ def state(clock):
     m = clock.mono
     g = clock.ui.game
     rem = getattr(m, "rem_us", None)
-    rem = m._rem_us if rem is None else rem  # (its name before issue 14's sleep)
+    rem = m._rem_us if rem is None else rem  # (its name in older firmware: BASELINE=ref)
     origin = time.ticks_add(m._last_us, -(m.ms * 1000 + rem))
     print(
         json.dumps(
@@ -47,8 +47,8 @@ def state(clock):
 
 
 def _exact(g):
-    """The pending deadline's exact instant as [ms, us] (engines before issue 21 kept
-    whole ms: [deadline(), 0]), or None."""
+    """The pending deadline's exact instant as [ms, us] (an engine
+    without deadline_exact keeps whole ms: [deadline(), 0]), or None."""
     fn = getattr(g, "deadline_exact", None)
     if fn is None:
         d = g.deadline()
