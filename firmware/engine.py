@@ -330,8 +330,14 @@ class Game:
 
     @property
     def refused(self):
-        """First presses refused since the reset (the set-up check)."""
+        """First presses refused since the reset or since the arbiter answered them (the
+        set-up check; `answer_refused`)."""
         return self.refusal[0]
+
+    def answer_refused(self):
+        """The arbiter has answered the refused presses (a button on the ready screen): the
+        count restarts at 0, the UI's prompt ends. Nothing else changes."""
+        self.refusal[0] = 0
 
     @property
     def refused_at(self):
