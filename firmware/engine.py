@@ -42,7 +42,7 @@ first press, so a clock placed the wrong way round would give Black the draw odd
 White's time. Under draw odds the control says which side is White's (`white_side`, from
 timecontrol.Odds.white), and a first press from that side is not a start: `press` returns
 EV_REFUSED and changes nothing the game keeps (no state, no instant, no log; it only counts
-it in `refused` and keeps its ms in `refused_at`, for the UI's message); the other side's
+it, `refused`, and keeps its ms, `refused_at`, for the UI's message); the other side's
 press starts White's clock, as ever. The rule lives here, not in the UI, because every press
 reaches the engine straight from the lever drain (app.py), the simulator and the tools: no
 path can start a game the wrong way round, and the UI only shows what the engine refused.
@@ -297,11 +297,10 @@ class Game:
         self.state = READY
         self.running = -1  # side whose clock runs (or was running when paused / flagged)
         self.white = -1  # side playing White, known at the first press
-        # Draw odds: the side the control gives White (its first press is refused), -1 when
-        # the colours change no rule; refused first presses since the reset, the last's ms
-        self.white_side = control.white if self.draw_odds else -1
-        self.refused = 0
-        self.refused_at = 0
+        # Draw odds: refused first presses since the reset, and the last one's ms (one
+        # array: every instance attribute more slows every attribute lookup of the hot path
+        # on the chip, its member map being nearly full)
+        self.refusal = array("i", (0, 0))
         self.turn_start = 0  # when the running side's current move began (ms) ...
         self.turn_us = 0  # ... + us
         self.paused_elapsed = 0  # ms of the current move already used when paused ...
@@ -323,6 +322,28 @@ class Game:
         self.arbiter_log = []
 
     # ------------------------------------------------------------ queries
+    @property
+    def white_side(self):
+        """Under draw odds the side the control gives White (its first press is refused),
+        else -1: the colours change no rule."""
+        return self.control.white if self.draw_odds else -1
+
+    @property
+    def refused(self):
+        """First presses refused since the reset or since the arbiter answered them (the
+        set-up check; `answer_refused`)."""
+        return self.refusal[0]
+
+    def answer_refused(self):
+        """The arbiter has answered the refused presses (a button on the ready screen): the
+        count restarts at 0, the UI's prompt ends. Nothing else changes."""
+        self.refusal[0] = 0
+
+    @property
+    def refused_at(self):
+        """The ms of the last of them."""
+        return self.refusal[1]
+
     def bonus_kind(self, side):
         """Kind of the per-move bonus side `side` currently plays with (G.4 overrides)."""
         if self.override_bonus != BONUS_NONE:
@@ -625,11 +646,12 @@ class Game:
         if self.state == READY:
             if side != 0 and side != 1:
                 return 0
-            if side == self.white_side:
-                self.refused += 1  # White's side: the board is set up the wrong way round,
-                self.refused_at = at  # or White pressed; Black must press (see the module doc)
+            r = self.refusal
+            if self.draw_odds and side == self.control.white:
+                r[0] += 1  # White's side: the board is set up the wrong way round, or
+                r[1] = at  # White pressed; Black must press (see the module doc)
                 return EV_REFUSED
-            if self.refused and 0 <= at - self.refused_at < self.min_move_ms:
+            if r[0] and 0 <= at - r[1] < self.min_move_ms:
                 return 0  # the other lever of a slap whose first stamp was refused
             self.white = 1 - side
             self.running = self.white

@@ -86,11 +86,9 @@ class GameScreen(Screen):
         self._ev_ms = self._ev_us = 0
         self._r0 = self._r1 = 0
         self._d = -1
-        self._seen = 0  # Game.refused when a key last answered the refused-press prompt
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
-        self._seen = 0
         self.info.page = 0
         self._alert_second = -1
         self._alert_low = False
@@ -113,8 +111,8 @@ class GameScreen(Screen):
                     ui.open(_S_SETTINGS)
                 return _REQ_CLEAR_GAME
             return 0
-        if state == E.READY:
-            self._seen = g.refused  # the arbiter has the clock: the prompt ends
+        if state == E.READY and g.refused:
+            g.answer_refused()  # the arbiter has the clock: the prompt ends
         if button in (_MINUS, _PLUS):
             return self.info.key(button, kind, now)  # ready, paused, flagged
         if state == E.READY:
@@ -190,8 +188,7 @@ class GameScreen(Screen):
         if state == E.FINISHED:
             self._render_result(now)
             return
-        prompt = state == E.READY and g.refused != self._seen
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY) and not prompt:
+        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY) and not self._prompting():
             self.info.render(now)
             return
         text = self.text
@@ -233,12 +230,16 @@ class GameScreen(Screen):
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
         elif state == E.READY:
-            if prompt:
+            if g.refused:
                 self._prompt(now)
             elif ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
                 copy(text[0], _TEXTS, 12)
                 copy(text[1], _TEXTS, 16)
                 colon[0] = colon[1] = 0
+
+    def _prompting(self):
+        """True while the refused-press prompt shows (off the running clock's path)."""
+        return self.game.state == E.READY and self.game.refused
 
     def _prompt(self, now):
         """The refused-press prompt (see the module doc): Black's side shows `bLAc`, then
@@ -328,7 +329,7 @@ class GameScreen(Screen):
         state = g.state
         if state == E.FINISHED:
             return (now // _RESULT_MS + 1) * _RESULT_MS
-        if state == E.READY and g.refused != self._seen:
+        if state == E.READY and g.refused:  # (a running clock: one compare)
             t = self._prompt_t(now)  # the prompt's next text
             return now - t + (t // _PROMPT_MS + 1) * _PROMPT_MS
         if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
