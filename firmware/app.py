@@ -185,17 +185,18 @@ class App:
         if self._poll_all:
             rang = 3
             self._poll_all = False
-        now = self.mono.update(time.ticks_us())
+        t_us = time.ticks_us()
+        now = self.mono.update(t_us)
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
-        # Deadlines are ticked up to this reading only (to its us): every lever stamp
-        # before it is in the ring now (an IRQ that stamped earlier has finished), so the
-        # drain below hands the engine every press before a deadline it processes
-        # (engine.py's contract).
-        drained = now
-        drained_us = self.mono.rem_us
+        # Deadlines are ticked up to this reading less the levers' `settle_us` only (to its
+        # us): every lever stamp before that is in the ring now (a stamp reaches it that
+        # soon), so the drain below hands the engine every press before a deadline it
+        # processes (engine.py's contract).
         levers = b.levers
+        drained = self.mono.ms_at(time.ticks_add(t_us, -levers.settle_us))
+        drained_us = self.mono.at_us
         pressed = False
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
@@ -290,7 +291,7 @@ class App:
         if nxt == deadline:
             du = g.deadline_us()
             if du:
-                wake = time.ticks_add(wake, du - 1000)
+                wake = time.ticks_add(wake, du - 1000 + levers.settle_us)
         self._wake_us = wake
 
     def _deadline(self, g):

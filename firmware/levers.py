@@ -60,6 +60,7 @@ _ST_LEN = const(11)
 
 class Levers:
     debounce_us = 20_000  # quiet time before a lever re-arms, us
+    settle_us = 0  # a stamp is in the ring when the clock reads it: taken in the handler
 
     def __init__(self, left, right, ring_size=16, bell=None):
         self._pins = (left, right)
