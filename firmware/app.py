@@ -32,7 +32,9 @@ before, and a change is written that plus the work before its frame after its ex
 instant. (Until issue 14 the timeout was whole ms + 1 from a ms reading: 1-2 ms late.)
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
-(buttons, render, frames): they are the players' quickest sign.
+(buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
+still: the lever's IRQ lights them for the lever that `mover` names (pio_levers.py), set at
+the end of each wakeup; the drain then sets them from the game.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count, so a fault that repeats does not wear the flash) and the loop goes on (the
@@ -201,6 +203,7 @@ class App:
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
                 levers.drain(self._on_lever)
+                self._leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
                 g = ui.game
                 if g.state == E.RUNNING:
                     # The LEDs first: after a press they are the quickest sign, so nothing
@@ -280,6 +283,9 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
+        # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
+        running = g.state == E.RUNNING and ui.screen == ui_mod.S_GAME
+        levers.mover[0] = g.running if running else -1
         # Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept).
         # The flag falls at its exact us: when it is what comes first, sleep until that us,
@@ -308,6 +314,7 @@ class App:
         if self.usb is not None:
             self.usb.stop()
         b.buzzer.stop()
+        b.levers.mover[0] = -1
         b.set_leds(0)
         self._leds = 0
         for side, text in ((0, b"USb "), (1, b"StoP")):

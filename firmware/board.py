@@ -7,11 +7,12 @@ Wakeup sources: the four buttons interrupt on both edges (hard IRQs); each edge 
 then polled by the loop while one is down or settling (buttons.py). The levers are watched
 by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with the lever's
 pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a press
-(pio_levers.py). The USB serial port (MicroPython's REPL
-port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
-to once the loop starts. The displays' wires are driven by PIO0's state machines 0 (left)
-and 1 (right), running tm1637_pio.program (tm1637.py says why); machine 2 runs
-alarm_pio.program, the µs alarm that ends the loop's sleep (doorbell.py).
+(pio_levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
+serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
+(usbguard.py), whose stdin the bell listens to once the loop starts. The displays' wires
+are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
+(tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
+sleep (doorbell.py).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -93,13 +94,15 @@ class Board:
             )
             for side, pin in enumerate(pins)
         )
-        self.levers = Levers(machines, pins, self._start_levers, bell=self.bell.rung)
+        self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
+        self.levers = Levers(
+            machines, pins, self._start_levers, bell=self.bell.rung, leds=self.leds
+        )
         buttons = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
         for pin in buttons:
             pin.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
         self.buttons = Buttons(buttons)
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
-        self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.adc = machine.ADC(_BATTERY_ADC)
         self.usb = UsbGuard(sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr)
 

@@ -30,15 +30,19 @@ States (the pin reads high while the lever is up):
   full FIFO, which the IRQ handler keeps empty, would drop it; the machine never stalls),
   the machine's IRQ flag rings the core (one interrupt a press), then it waits for the
   release, looking every 2 µs;
-- released: it counts `debounce` µs (Y, put at the start) of the line high without a
+- released: it counts `debounce_us` (Y, the word put at the start) of the line high without a
   break; a low look (bounce, a new touch) goes back to waiting for the release. Then armed.
 So the bounce of a press or a release costs the CPU nothing, and a lever held at the start
 is armed only once released and quiet.
 
 The instant: the press's look is at µs 1 + m after the origin (plus δ), and the one before
-it, a µs earlier, read high: the edge fell in (m + δ, m + 1 + δ]. `stamp(origin, word)` =
-origin + 1 + m, the µs count at the look: at most 1 µs after the edge, and never more than δ
-before it (what the chip bench measures). 25 instruction words of PIO1's 32.
+it, a µs earlier, read high: the edge fell in (m + δ, m + 1 + δ]. The stamp
+(pio_levers.stamp) is origin + 1 + m = origin + 1 - word (mod 2**30): the timer's count at
+the edge, or one more when the edge falls after the first δ of its µs; within 1 µs of the
+edge either way (what the chip bench measures). 25 instruction words of PIO1's 32.
+
+The quiet word: the loop is 2 µs a pass and ends on the pass that finds Y at 0, so Y =
+debounce_us / 2 - 1 (pio_levers.quiet_word).
 """
 
 # The body of an asm_pio function is PIO assembly, and a viper function's ptr32 is native
@@ -50,23 +54,9 @@ import rp2
 from micropython import const
 
 PIO_HZ = const(2_000_000)  # two cycles a µs: every loop is two cycles per X decrement
-TICKS_MASK = const(0x3FFFFFFF)  # ticks_us() wraps at 2**30 µs
 TIMERAWL = 0x40054028  # TIMER: the raw low word of the µs count (ticks_us reads it)
 PIO1_CTRL_SET = 0x50302000  # PIO1 CTRL, atomic-set alias (RP2040 datasheet 2.1.2)
 START_BITS = const(0x303)  # CTRL: SM_ENABLE and CLKDIV_RESTART of machines 0 and 1
-
-
-def quiet_word(debounce_us):
-    """The word a machine takes at its start: Y for the quiet time, whose loop is 2 µs a
-    pass and ends on the pass that finds Y at 0."""
-    n = debounce_us // 2 - 1
-    return n if n > 0 else 0
-
-
-def stamp(origin, word):
-    """The `ticks_us()` instant of a press from the word the machine pushed (X's low 30
-    bits, -m) and the origin `start_in_step` returned. Small ints only: hard-IRQ safe."""
-    return (origin + 1 - word) & TICKS_MASK
 
 
 @micropython.viper

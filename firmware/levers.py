@@ -76,6 +76,7 @@ class Levers:
             st[_EDGE + side] = now
             st[_OLD + side] = now  # no edge yet: quiet
             st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
+        self.mover = array("i", (-1,))  # (pio_levers' LED cell; this driver leaves the LEDs)
         self.stamp_us = 0  # stamp of the press last returned by pop()
         self.checked_us = 0  # ticks_us that update() counted its wait from (main-owned)
         self._falling = left.IRQ_FALLING

@@ -12,10 +12,17 @@ core is doing (lever_pio.py says how and why), and debounces: the rest of a pres
 the release, its bounce and the 20 ms quiet time before re-arming all happen inside the
 machine, at no CPU cost. The core hears of a lever once a press: the machine's IRQ flag,
 whose hard handler moves the word from the RX FIFO to that lever's ring, converted to a
-`ticks_us()` instant (lever_pio.stamp), and adds one to `bell[0]` (doorbell.py), which ends
+`ticks_us()` instant (`stamp`), and adds one to `bell[0]` (doorbell.py), which ends
 the loop's sleep. An edge inside a flash write is stamped exactly; only its handler, and so
 the loop's wakeup, waits for the interrupts to come back on (the FIFO holds 4 presses a
 lever meanwhile: 4 x 20 ms at least).
+
+The LEDs: the loop keeps `mover[0]` = the lever whose press is a move now (the running
+side, on the game screen; else -1). A press of that lever lights the other side's LED and
+puts its own out in the handler, microseconds after the edge, whatever the loop is doing
+(a render wakeup lasts 2 ms on the chip); the engine still decides, and the loop's wakeup
+for the press sets the LEDs from the game as it then is (a press the engine ignores, the
+two-lever slap or a flag that fell first, is put right there).
 
 Order and ties: `pop`/`drain` give presses in timestamp order across both levers whatever
 order their handlers ran in (each lever's ring is in order; the earlier head goes first);
@@ -33,8 +40,9 @@ so it returns -1 ("only an edge can change anything") and notes its reading in `
 import time
 from array import array
 
-import lever_pio
 from micropython import const
+
+_TICKS_MASK = const(0x3FFFFFFF)  # ticks_us() wraps at 2**30 µs, as X's low 30 bits do
 
 _RIGHT = const(1)
 # Indexes into the state array shared with the IRQ (`_st`). The owner alone writes a cell.
@@ -45,6 +53,18 @@ _ORIGIN = const(5)  # ticks_us of the machines' count origin (set once, at the s
 _ST_LEN = const(6)
 
 
+def quiet_word(debounce_us):
+    """The word a lever machine takes at its start: Y of its quiet loop (lever_pio.py)."""
+    n = debounce_us // 2 - 1
+    return n if n > 0 else 0
+
+
+def stamp(origin, word):
+    """The `ticks_us()` instant of a press from the word its machine pushed (X's low 30
+    bits: -m, lever_pio.py) and the origin of the count. Small ints only: hard-IRQ safe."""
+    return (origin + 1 - word) & _TICKS_MASK
+
+
 class Levers:
     debounce_us = 20_000  # quiet time before a lever re-arms, us (inside the machines)
     # A press is in its ring at most this long (us) after its stamp: the machine pushes
@@ -53,9 +73,13 @@ class Levers:
     # The loop judges deadlines only up to its clock reading less this (app.py).
     settle_us = 2
 
-    def __init__(self, machines, pins, start, ring_size=8, bell=None):
+    def __init__(self, machines, pins, start, ring_size=8, bell=None, leds=None):
         self._sms = machines
         self._pins = pins
+        self._leds = leds  # (left, right) LED pins, high = on; None: not handed any
+        # The lever whose press is a move now, or -1 (main-owned; the IRQ clears it once
+        # it has lit the LEDs for a press of that lever)
+        self.mover = array("i", (-1,))
         # +1 per press, for the loop's sleep (IRQ-owned; see the module doc)
         self._bell = bell if bell is not None else array("i", (0,))
         self._n = ring_size + 1  # per lever; one slot stays empty to tell full from empty
@@ -64,7 +88,7 @@ class Levers:
         self._st[_HEAD + 1] = self._st[_TAIL + 1] = self._n
         self.stamp_us = 0  # stamp of the press last returned by pop()
         self.checked_us = 0  # ticks_us of the last update() (main-owned)
-        word = lever_pio.quiet_word(self.debounce_us)
+        word = quiet_word(self.debounce_us)
         machines[0].irq(self._irq_left, 1, True)
         machines[1].irq(self._irq_right, 1, True)
         for sm in machines:
@@ -86,7 +110,7 @@ class Levers:
         base = side * self._n
         top = base + self._n
         while sm.rx_fifo():
-            t = lever_pio.stamp(st[_ORIGIN], sm.get())
+            t = stamp(st[_ORIGIN], sm.get())
             head = st[_HEAD + side]
             nxt = head + 1
             if nxt == top:
@@ -96,6 +120,12 @@ class Levers:
                 continue
             self._stamps[head] = t
             st[_HEAD + side] = nxt
+        mover = self.mover
+        leds = self._leds
+        if mover[0] == side and leds is not None:
+            mover[0] = -1  # once: the loop says again after this press
+            leds[side].value(0)
+            leds[1 - side].value(1)
         self._bell[0] += 1
 
     def update(self):
