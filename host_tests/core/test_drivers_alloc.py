@@ -1,6 +1,6 @@
 """The drivers' steady-state paths allocate nothing: the lever IRQ handlers (hard-IRQ
-rule), levers pop/drain/update (the GPIO driver and the PIO one's), TM1637 show, buttons update/pop/next_due, buzzer
-play/update/next_due, the doorbell's ring/take/wait.
+rule), levers pop/drain/update (the GPIO driver and the PIO one's), TM1637 show, buttons
+update/pop/next_due, buzzer play/update/next_due, the doorbell's ring/take/wait.
 
 Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
 only exercise the same calls. Pins and the PWM are minimal stand-ins defined here (core tests
