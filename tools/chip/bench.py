@@ -277,8 +277,9 @@ def run_play(c, out):
             s.run_ms(MOVE_EVERY_MS - 140 + (k * 37) % 200 - 100)
             phase = (k * 0.2371) % 1
             if k % 2:
+                prev = edges[-1][0] + 5 * MS  # after the last press's own wakeups
                 segs = s.trace().segments
-                renders = [b for b, e in segs if e - b > 1.2 * MS]
+                renders = [b for b, e in segs if e - b > 1.2 * MS and b > prev]
                 last = renders[-1] / MS if renders else s.t
                 at = last + 500 * (int((s.t - last) / 500) + 1) + 0.1 + 1.8 * phase
             else:
