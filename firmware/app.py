@@ -187,8 +187,7 @@ class App:
         if self._poll_all:
             rang = 3
             self._poll_all = False
-        t_us = time.ticks_us()
-        now = self.mono.update(t_us)
+        now = self.mono.update(time.ticks_us())
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
@@ -197,8 +196,11 @@ class App:
         # soon), so the drain below hands the engine every press before a deadline it
         # processes (engine.py's contract).
         levers = b.levers
-        drained = self.mono.ms_at(time.ticks_add(t_us, -levers.settle_us))
-        drained_us = self.mono.at_us
+        drained = now
+        drained_us = self.mono.rem_us - levers.settle_us
+        if drained_us < 0:
+            drained -= 1
+            drained_us += 1000
         pressed = False
         if levers.pending():
             if ui.screen == ui_mod.S_GAME:
