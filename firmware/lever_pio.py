@@ -1,9 +1,10 @@
 """A lever as an RP2040 PIO program: its press is stamped by a state machine, to the µs.
 
 Owns the program (`program`, assembled at import; board.py makes PIO1's machines 0 and 1
-run it, one per lever, the lever's pin as the machine's `jmp_pin`), its clock, the start
-that puts both machines in step with the µs timer (`start_in_step`) and the arithmetic from
-a machine's word to a `ticks_us()` instant (`stamp`). pio_levers.py owns the use.
+run it, one per lever, the lever's pin as the machine's `jmp_pin`), its clock and the start
+that puts both machines in step with the µs timer (`start_in_step`). pio_levers.py owns the
+use: the word a machine takes at its start and the arithmetic from its words to
+`ticks_us()` instants (`quiet_word`, `stamp`: this docstring says why they are so).
 
 Why: a hard IRQ reads the time only when the core takes it, and the core does not take it
 while a flash erase or program runs with interrupts off (MicroPython's rp2_flash.c), nor
@@ -30,8 +31,8 @@ States (the pin reads high while the lever is up):
   full FIFO, which the IRQ handler keeps empty, would drop it; the machine never stalls),
   the machine's IRQ flag rings the core (one interrupt a press), then it waits for the
   release, looking every 2 µs;
-- released: it counts `debounce_us` (Y, the word put at the start) of the line high without a
-  break; a low look (bounce, a new touch) goes back to waiting for the release. Then armed.
+- released: it counts `debounce_us` (Y, from the word put at the start) of the line high
+  without a break; a low look (bounce, a new touch) goes back to waiting for the release. Then armed.
 So the bounce of a press or a release costs the CPU nothing, and a lever held at the start
 is armed only once released and quiet.
 
