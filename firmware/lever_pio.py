@@ -32,7 +32,8 @@ States (the pin reads high while the lever is up):
   the machine's IRQ flag rings the core (one interrupt a press), then it waits for the
   release, looking every 2 µs;
 - released: it counts `debounce_us` (Y, from the word put at the start) of the line high
-  without a break; a low look (bounce, a new touch) goes back to waiting for the release. Then armed.
+  without a break; a low look (bounce, a new touch) goes back to waiting for the release.
+  Then armed.
 So the bounce of a press or a release costs the CPU nothing, and a lever held at the start
 is armed only once released and quiet.
 
