@@ -34,7 +34,9 @@ before, and a change is written that plus the work before its frame after its ex
 instant (a poll timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
-(buttons, render, frames): they are the players' quickest sign.
+(buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
+still: the lever's IRQ lights them for the lever that `mover` names (pio_levers.py), set at
+the end of each wakeup; the drain then sets them from the game.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count, so a fault that repeats does not wear the flash) and the loop goes on (the
@@ -192,14 +194,19 @@ class App:
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
         self.wakeups += 1
-        # Deadlines are ticked up to this reading only (to its us): every lever stamp before
-        # it is in the ring now (an IRQ that stamped earlier has finished), so the drain hands
-        # the engine every press before a deadline it processes (engine.py's contract).
+        # Deadlines are ticked up to this reading less the levers' `settle_us` only (to its
+        # us): every lever stamp before that is in the ring now (a stamp reaches it that
+        # soon), so the drain hands the engine every press before a deadline it processes
+        # (engine.py's contract).
+        levers = b.levers
         drained = now
-        drained_us = self.mono.rem_us
+        drained_us = self.mono.rem_us - levers.settle_us
+        if drained_us < 0:
+            drained -= 1
+            drained_us += 1000
         # 2. The levers.
         pressed = False
-        if b.levers.pending():
+        if levers.pending():
             at = self._drain_levers(now)
             if at >= 0:
                 now = at
@@ -247,6 +254,9 @@ class App:
         # 10. The flag's save.
         if self._save_flag:
             self._save_flagged(now)
+        # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
+        running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
+        levers.mover[0] = g.running if running else -1
         # 11. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
@@ -257,7 +267,7 @@ class App:
         if nxt == deadline:
             du = g.deadline_us()
             if du:
-                wake = time.ticks_add(wake, du - 1000)
+                wake = time.ticks_add(wake, du - 1000 + levers.settle_us)
         self._wake_us = wake
 
     # ------------------------------------------------------ the steps of a wakeup
@@ -272,6 +282,7 @@ class App:
             levers.clear()
             return -1
         levers.drain(self._on_lever)
+        self._leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
         g = ui.game
         if g.state == E.RUNNING:
             # The LEDs first: after a press they are the quickest sign, before anything else
@@ -455,6 +466,7 @@ class App:
         if self.usb is not None:
             self.usb.stop()
         b.buzzer.stop()
+        b.levers.mover[0] = -1
         b.set_leds(0)
         self._leds = 0
         for side, text in ((0, b"USb "), (1, b"StoP")):

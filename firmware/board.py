@@ -2,14 +2,17 @@
 Pin, PIO state machine, PWM, ADC and WDT objects and the loop's doorbell. Everything else is
 handed what it needs.
 
-Wakeup sources: both levers and all four buttons interrupt on both edges (hard IRQs); each
-edge rings `bell` (doorbell.py), which ends the loop's sleep. The lever handlers stamp the
-press first (levers.py); the button handler only rings, the buttons are then polled by the
-loop while one is down or settling (buttons.py). The USB serial port (MicroPython's REPL
-port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
-to once the loop starts. The displays' wires are driven by PIO0's state machines 0 (left)
-and 1 (right), running tm1637_pio.program (tm1637.py says why); machine 2 runs
-alarm_pio.program, the µs alarm that ends the loop's sleep (doorbell.py).
+Wakeup sources: the four buttons interrupt on both edges (hard IRQs); each edge rings `bell`
+(doorbell.py), which ends the loop's sleep; the button handler only rings, the buttons are
+then polled by the loop while one is down or settling (buttons.py). The levers are watched
+by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with the lever's
+pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a press
+(pio_levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
+serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
+(usbguard.py), whose stdin the bell listens to once the loop starts. The displays' wires
+are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
+(tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
+sleep (doorbell.py).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -21,6 +24,7 @@ alarm_pio.program, the µs alarm that ends the loop's sleep (doorbell.py).
 import sys
 
 import alarm_pio
+import lever_pio
 import machine
 import micropython
 import rp2
@@ -28,8 +32,8 @@ import tm1637_pio
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
-from levers import Levers
 from micropython import const
+from pio_levers import Levers
 from tm1637 import TM1637
 from usbguard import UsbGuard
 
@@ -48,6 +52,7 @@ _PLUS = const(13)
 _BUZZER = const(15)
 _BATTERY_ADC = const(3)
 _ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
+_LEVER_SM = const(4)  # PIO1's machines 0 (left lever) and 1 (right): lever_pio.START_BITS
 BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
 BATTERY_FULL_MV = const(4_500)
 
@@ -82,19 +87,30 @@ class Board:
             _display(0, _LEFT_CLK, _LEFT_DIO),
             _display(1, _RIGHT_CLK, _RIGHT_DIO),
         )
+        pins = (Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP), Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP))
+        machines = tuple(
+            rp2.StateMachine(
+                _LEVER_SM + side, lever_pio.program, freq=lever_pio.PIO_HZ, jmp_pin=pin
+            )
+            for side, pin in enumerate(pins)
+        )
+        self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.levers = Levers(
-            Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP),
-            Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP),
-            bell=self.bell.rung,
+            machines, pins, self._start_levers, bell=self.bell.rung, leds=self.leds
         )
         buttons = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
         for pin in buttons:
             pin.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
         self.buttons = Buttons(buttons)
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
-        self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.adc = machine.ADC(_BATTERY_ADC)
         self.usb = UsbGuard(sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr)
+
+    def _start_levers(self):
+        """Both lever machines at once, in step with the µs timer: their count's origin."""
+        return lever_pio.start_in_step(
+            lever_pio.TIMERAWL, lever_pio.PIO1_CTRL_SET, lever_pio.START_BITS
+        )
 
     def watchdog(self, timeout_ms):
         return machine.WDT(timeout=timeout_ms)

@@ -60,6 +60,7 @@ _ST_LEN = const(11)
 
 class Levers:
     debounce_us = 20_000  # quiet time before a lever re-arms, us
+    settle_us = 0  # a stamp is in the ring when the clock reads it: taken in the handler
 
     def __init__(self, left, right, ring_size=16, bell=None):
         self._pins = (left, right)
@@ -75,6 +76,7 @@ class Levers:
             st[_EDGE + side] = now
             st[_OLD + side] = now  # no edge yet: quiet
             st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
+        self.mover = array("i", (-1,))  # (pio_levers' LED cell; this driver leaves the LEDs)
         self.stamp_us = 0  # stamp of the press last returned by pop()
         self.checked_us = 0  # ticks_us that update() counted its wait from (main-owned)
         self._falling = left.IRQ_FALLING

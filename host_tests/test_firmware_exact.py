@@ -238,13 +238,15 @@ def test_a_press_stamped_during_the_drain_before_the_flag_is_a_move(tmp_path):
         n = drain(callback)
         if not done:
             done.append(1)
-            clock.vt.advance_us(10)  # the wakeup's own work
-            machine.press(LEVER["right"])  # White's edge: its IRQ stamps it now
-            clock.vt.advance_us(40)
+            machine.advance(10, irq_only=True)  # the wakeup's own work (IRQs run)
+            machine.press(LEVER["right"])  # White's edge: its machine stamps it now
+            machine.advance(40, irq_only=True)
         return n
 
     levers.drain = drain_with_an_edge_inside
-    machine.after(flag - 30 - clock.vt.us, lambda: machine.press(LEVER["left"]))
+    # Black's machine rings the loop settle_us after his edge: the wakeup is 30 us early
+    lead = 30 + levers.settle_us
+    machine.after(flag - lead - clock.vt.us, lambda: machine.press(LEVER["left"]))
     run_to(clock, flag + 1_000)
     machine.release(LEVER["left"])
     machine.release(LEVER["right"])

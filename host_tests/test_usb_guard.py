@@ -255,11 +255,20 @@ def test_no_host_or_a_cable_that_comes_and_goes(tmp_path, supply):
 
 
 def test_ctrl_c_with_the_first_lever_press_starts_the_game(tmp_path):
-    """The press and the Ctrl-C in the same instant: the game starts (the wakeup drains the
-    lever first, then reads the port with the game running); Ctrl-C is ignored."""
+    """The press and the Ctrl-C in the same instant (the instant the press's stamp reaches
+    the ring, in its machine's IRQ): the game starts (the wakeup drains the lever first,
+    then reads the port with the game running); Ctrl-C is ignored."""
     clock = boot(tmp_path)
     connect(clock)
-    machine.after(1_000, lambda: (machine.press(6), clock.usb.send(CTRL_C)), irq=False)
+    levers = clock.app.board.levers
+    take = levers._take
+
+    def take_and_ctrl_c(side, sm):
+        take(side, sm)
+        clock.usb.send(CTRL_C)
+
+    levers._take = take_and_ctrl_c
+    machine.after(1_000, lambda: machine.press(6), irq=False)
     clock.run_ms(80)
     machine.release(6)
     clock.run_ms(500)

@@ -1,6 +1,6 @@
-"""The drivers' steady-state paths allocate nothing: the lever IRQ handler (hard-IRQ rule),
-levers pop/drain/update, TM1637 show, buttons update/pop/next_due, buzzer
-play/update/next_due, the doorbell's ring/take/wait.
+"""The drivers' steady-state paths allocate nothing: the lever IRQ handlers (hard-IRQ
+rule), levers pop/drain/update (the GPIO driver and the PIO one's), TM1637 show, buttons
+update/pop/next_due, buzzer play/update/next_due, the doorbell's ring/take/wait.
 
 Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
 only exercise the same calls. Pins and the PWM are minimal stand-ins defined here (core tests
@@ -13,6 +13,8 @@ import unittest
 from buttons import PLUS, SET, Buttons
 from buzzer import CONFIRM, Buzzer
 from levers import Levers
+from pio_levers import Levers as PioLevers
+from pio_levers import stamp
 from tm1637 import TM1637
 
 MICROPYTHON = sys.implementation.name == "micropython"
@@ -89,6 +91,38 @@ def noop(side, stamp):
     pass
 
 
+class FakeLeverMachine:
+    """A lever's PIO machine as pio_levers uses it (irq, put, rx_fifo, get): `press(word)`
+    is a word in its RX FIFO (4 deep: a fifth is dropped, as `push noblock` does) and its
+    flag's hard IRQ."""
+
+    def __init__(self):
+        self.rx = []
+        self.tx = []
+        self.handler = None
+
+    def irq(self, handler=None, trigger=1, hard=False):
+        self.handler = handler
+
+    def put(self, word):
+        self.tx.append(word)
+
+    def rx_fifo(self):
+        return len(self.rx)
+
+    def get(self):
+        return self.rx.pop(0)
+
+    def press(self, word):
+        if len(self.rx) < 4:
+            self.rx.append(word)
+        self.handler(self)
+
+
+def origin():
+    return 1000
+
+
 class TestNoAllocation(unittest.TestCase):
     def test_lever_irq_and_drain(self):
         left = FakePin()
@@ -119,6 +153,46 @@ class TestNoAllocation(unittest.TestCase):
         self.assertEqual(n, 8)
         self.assertEqual(side, -1)
         self.assertTrue(lv.dropped() > 0)
+
+    def test_pio_lever_irq_and_drain(self):
+        sms = (FakeLeverMachine(), FakeLeverMachine())
+        sms[0].rx = [0] * 4  # the 4 words the FIFO holds: preallocated list cells
+        sms[1].rx = [0] * 4
+        sms[0].rx.clear()
+        sms[1].rx.clear()
+        lv = PioLevers(sms, (FakePin(), FakePin()), origin, 8)
+        sms[0].press(5)  # warm up
+        lv.drain(noop)
+        heap_lock()
+        try:
+            for k in range(20):  # more than a ring holds: the overflow path too
+                sms[0].press(0x3FFFFFFF - 2 * k)
+                sms[1].press(0x3FFFFFFF - 2 * k - 1)
+                lv.update()
+            n = lv.pending()
+            m = lv.drain(noop)
+            side = lv.pop()
+            lv.pressed(0)
+        finally:
+            heap_unlock()
+        self.assertEqual((n, m, side), (16, 16, -1))
+        self.assertEqual(lv.dropped(), 24)
+        self.assertEqual(sms[0].tx, [9_999])  # the quiet word: 20 ms
+        self.assertEqual(stamp(1000, 0x3FFFFFFF), 1002)  # the count wraps with ticks_us
+
+    def test_pio_levers_give_presses_in_timestamp_order(self):
+        """Each lever's ring is in order; across the two the earlier stamp comes first,
+        whichever handler ran first; an exact tie gives side 0 first."""
+        sms = (FakeLeverMachine(), FakeLeverMachine())
+        lv = PioLevers(sms, (FakePin(), FakePin()), origin, 8)
+        got = []
+        for words in ((100, 60), (40, 50), (30, 30)):  # word w: stamp 1001 - w
+            sms[0].rx.append(words[0])  # both FIFOs filled while interrupts were off,
+            sms[1].rx.append(words[1])
+        sms[0].handler(sms[0])  # then the left's handler ran first
+        sms[1].handler(sms[1])
+        lv.drain(lambda side, t: got.append((side, t)))
+        self.assertEqual(got, [(0, 901), (1, 941), (1, 951), (0, 961), (0, 971), (1, 971)])
 
     def test_tm1637_show(self):
         sm = FakeMachine()

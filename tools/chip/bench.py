@@ -9,14 +9,22 @@ MicroPython rp2 inside rp2040js, driven only through the pins, and prints with p
   is awake: untouched, each is one loop wakeup, since nothing else interrupts it) with the
   clock running in mm:ss, tenths and h:mm, untouched, and during play (Blitz 3+2, a move
   every ~1.7 s);
-- the lag from the exact instant a display's text becomes true (the app's own UI, asked on
-  the chip of the run's twin, see onchip.py and chip.Chip.twin) to the stop that ends the
+- the lag from the exact instant a display's text becomes true to the stop that ends the
   frame writing it, for mm:ss digits, the colon's beat, tenths and h:mm, and whether any
-  frame came early;
+  frame came early. The instant is the engine's, to the µs: the first ms at which the
+  app's own UI shows the text (asked on the chip of the run's twin, see onchip.py and
+  chip.Chip.twin), less the part of the ms before it at which the exact time left reached
+  the whole ms that text shows (onchip.exact_instants: up to 1 ms earlier);
 - the flag's exact instant (to the µs) to "FLAG" / " 0:0 " on the flagged side, and to the buzzer;
-- a lever edge to the LEDs, and to the last frame of either display;
-- the lever stamp's latency (edge to the hard IRQ's timer read);
-- the live heap after boot (firmware imported, Board and App built);
+- a lever's first closing edge to the LEDs, and to the last frame of either display, for
+  levers that bounce (0.8-2 ms of chatter, several patterns, none for some) pressed at
+  phases spread over the µs and the ms, half of them 0.1-2 ms after the start of a render
+  wakeup (inside it);
+- the lever stamp's error (the stamp the firmware computes from its PIO word, as an
+  instant, less the edge), for those presses and for edges inside a flash erase, a flash
+  page program, back-to-back garbage collections and a REPL exchange over USB;
+- the live heap after boot of the firmware alone (firmware imported, Board and App built;
+  read by a three-line REPL snippet, none of the bench's probe code loaded);
 - the cost of each piece of a wakeup (onchip.percall), median µs per call.
 With --baseline REF the same runs are made for the firmware at git REF (its main.py is
 replaced by this tree's when it does not keep the app in `clock`, which the probes need)
@@ -65,10 +73,12 @@ GOALS = {
     "early": ("frames written before their text was true", "", 0),
     "lag_flag": ('flag deadline → "FLAG" / " 0:0 " on the display', "ms", 3.0),
     "lag_flag_buzzer": ("flag deadline → the buzzer sounds", "ms", 3.0),
-    "lag_led": ("lever edge → LEDs (max)", "ms", 1.5),
+    "lag_led": ("bouncing lever's first edge → LEDs (max)", "ms", 1.5),
+    "lag_led_render": ("… pressed inside a render wakeup → LEDs (max)", "ms", 1.5),
     "lag_displays": ("lever edge → last byte of both displays (max)", "ms", 3.0),
-    "stamp": ("lever edge → ticks_us() stamp in the hard IRQ (max)", "µs", 20.0),
-    "heap": ("live heap after boot (firmware imported, Board + App built)", "%", 50.0),
+    "stamp": ("lever edge → its stamp, |error| (max), during play", "µs", 1.0),
+    "stamp_stalled": ("… edges inside flash erase / program, GC, USB (max)", "µs", 1.0),
+    "heap": ("live heap after boot, the firmware alone (Board + App built)", "%", 50.0),
     "wakeups_mmss": ("wakeups per second, mm:ss untouched", "/s", 2.05),
     "wakeups_hmm": ("wakeups per second, h:mm untouched", "/s", 0.3),
 }
@@ -82,7 +92,9 @@ INFO = {
     "lag_tenths_mean": ("a tenths change → its last byte (mean)", "ms"),
     "lag_led_mean": ("lever edge → LEDs (mean)", "ms"),
     "lag_displays_mean": ("lever edge → last byte of both displays (mean)", "ms"),
-    "stamp_min": ("lever edge → stamp (min)", "µs"),
+    "stamp_min": ("lever edge → stamp, signed error (min)", "µs"),
+    "stamp_cases": ("stamp errors: erase / program / GC and USB (µs, max)", ""),
+    "lag_led_render_mean": ("… inside a render wakeup → LEDs (mean)", "ms"),
     "heap_kb": ("live heap after boot, KB of the total", "KB"),
     "render_wakeup_ms": ("an untouched mm:ss wakeup, awake (mean)", "ms"),
 }
@@ -131,21 +143,26 @@ def display_lags(s, tr, origin, side, t0_ns, t1_ns):
     if not queries:
         return []
     firsts = probe(s, "first_true(clock, %s)" % json.dumps(queries))
+    found = [[q[0], f] for q, f in zip(queries, firsts, strict=True) if f >= 0]
+    exact = iter(probe(s, "exact_instants(clock, %s)" % json.dumps(found)) if found else [])
     out = []
     for (kind, cur), first in zip(rows, firsts, strict=True):
         if first < 0:
             out.append((kind, None, True))
             continue
-        instant = (origin + first * 1000) * 1000
+        instant = (origin + next(exact)) * 1000
         out.append((kind, cur.t - instant, cur.start < instant))
     return out
 
 
 # ---------------------------------------------------------------------------- scenarios
+HEAP_ALONE = "import gc\ngc.collect()\nprint([gc.mem_alloc(), gc.mem_free()])"
+
+
 def run_heap(c, out):
     with c.session() as s:
         s.run_to(BOOT_MS + 500)
-        alloc, free = probe(s, "heap()")
+        alloc, free = s.repl_json(HEAP_ALONE)
     out["heap"] = 100.0 * alloc / (alloc + free)
     out["heap_kb"] = "%.1f of %.1f" % (alloc / 1024, (alloc + free) / 1024)
 
@@ -217,18 +234,59 @@ def run_hmm(c, out):
     _lags(out, lags, "hmm")
 
 
+# Bounce after a lever's first closing edge: gaps in ms between further edges (open, close,
+# ...), an even number so it ends closed: none, and 0.8-2 ms of chatter in three patterns.
+BOUNCES = (
+    (),
+    (0.05, 0.12, 0.3, 0.4),
+    (0.02, 0.03, 0.2, 0.1, 0.5, 0.3, 0.6, 0.25),
+    (0.4, 0.6, 0.3, 0.7),
+)
+RELEASE_BOUNCE = (0.1, 0.2, 0.4, 0.3)  # ends open
+HOLD_MS = 80
+
+
+def bouncing_press(s, name, at_ms, bounce, hold_ms=HOLD_MS):
+    """Lever `name` closes at `at_ms` (any fraction of a ms) with `bounce`, opens `hold_ms`
+    later with RELEASE_BOUNCE."""
+    s.pin(name, True, at_ms)
+    t, closed = at_ms, True
+    for gap in bounce:
+        t += gap
+        closed = not closed
+        s.pin(name, closed, t)
+    t = max(t, at_ms) + hold_ms
+    for k, gap in enumerate((0,) + RELEASE_BOUNCE):
+        t += gap
+        s.pin(name, k % 2 == 1, t)
+
+
 def run_play(c, out):
+    """Blitz 3+2, a move every ~1.7 s: bouncing levers at phases spread over the µs and the
+    ms; every other press 0.1-2 ms after the start of the loop's last render wakeup plus
+    whole half seconds (the running side's text and colon change on its half seconds), so
+    inside the render wakeup it lands in."""
     with c.session() as s:
         start_game(s, BLITZ_3_2)
         s.run_ms(1_000)
         t0 = s.t * MS
-        edges = []
+        edges = []  # (ns, side, aimed inside a render)
         side = "right"  # White moves first: the right clock runs
         k = 0
         while s.t + MOVE_EVERY_MS < t0 / MS + PLAY_MS:
             s.run_ms(MOVE_EVERY_MS - 140 + (k * 37) % 200 - 100)
-            edges.append((s.t * MS, side))
-            s.press(side)
+            phase = (k * 0.2371) % 1
+            if k % 2:
+                prev = edges[-1][0] + 5 * MS  # after the last press's own wakeups
+                segs = s.trace().segments
+                renders = [b for b, e in segs if e - b > 1.2 * MS and b > prev]
+                last = renders[-1] / MS if renders else s.t
+                at = last + 500 * (int((s.t - last) / 500) + 1) + 0.1 + 1.8 * phase
+            else:
+                at = s.t + 3 + 400 * phase
+            bouncing_press(s, side, at, BOUNCES[k % len(BOUNCES)])
+            edges.append((round(at * MS), side, k % 2 == 1))
+            s.run_to(at + HOLD_MS + 5)
             side = "left" if side == "right" else "right"
             k += 1
         s.run_ms(500)
@@ -237,33 +295,87 @@ def run_play(c, out):
         _errors(tr, s, out, "play")
     out["busy_play"] = 100.0 * tr.awake_ns(t0, t1) / (t1 - t0)
     out["wakeups_play"] = len(tr.wakes(t0, t1)) / ((t1 - t0) / 1e9)
-    led_lags, disp_lags, stamps = [], [], []
+    led_lags, render_lags, disp_lags, stamps = [], [], [], []
     lit = [tr.lit(0), tr.lit(1)]
-    for edge, who in edges:
+    inside = 0
+    for edge, who, _aimed in edges:
         # What the press's own wakeup wrote: up to the end of the first awake stretch
         # that ends after the edge (a frame due anyway 40 ms later is not the press's).
         wake_end = min(e for _b, e in tr.segments if e > edge)
-        after = [t for t, _g, _lvl in tr.leds if edge <= t <= wake_end]
+        wake_start = max(b for b, _e in tr.segments if b <= wake_end)
+        in_render = wake_start < edge
+        inside += in_render
+        after = [t for t, _g, _lvl in tr.leds if edge <= t <= wake_end + 3 * MS]
         if after:
-            led_lags.append(max(after) - edge)
+            (render_lags if in_render else led_lags).append(max(after) - edge)
         frames = [x.t for side in (0, 1) for x in lit[side] if edge <= x.start and x.t <= wake_end]
         if frames:
             disp_lags.append(max(frames) - edge)
         gpio = chip.PINS[who]
-        for e, g, read, _value in tr.stamps:
-            if e == edge and g == gpio:
-                stamps.append(read - e)
-    out["lag_led"] = max(led_lags) / 1e6
-    out["lag_led_mean"] = sum(led_lags) / len(led_lags) / 1e6
+        for e, g, instant, _value in tr.stamps:
+            if e >= edge and e < edge + 3 * MS and g == gpio:
+                stamps.append(instant - e)
+                break
+    both = led_lags + render_lags
+    out["lag_led"] = max(both) / 1e6
+    out["lag_led_mean"] = sum(both) / len(both) / 1e6
+    out["lag_led_render"] = max(render_lags) / 1e6 if render_lags else None
+    out["lag_led_render_mean"] = sum(render_lags) / len(render_lags) / 1e6 if render_lags else None
     out["lag_displays"] = max(disp_lags) / 1e6
     out["lag_displays_mean"] = sum(disp_lags) / len(disp_lags) / 1e6
-    out["stamp"] = max(stamps) / 1e3
+    out["stamp"] = max(abs(x) for x in stamps) / 1e3
     out["stamp_min"] = min(stamps) / 1e3
-    out["moves_checked"] = "%d presses, %d with LEDs, %d with frames" % (
-        len(edges),
-        len(led_lags),
-        len(disp_lags),
+    out["moves_checked"] = (
+        "%d bouncing presses, %d stamped, %d with LEDs, %d inside a wakeup, %d with frames"
+        % (len(edges), len(stamps), len(both), inside, len(disp_lags))
     )
+
+
+def run_stamps(c, out):
+    """Edges while the core cannot take an interrupt or is busy: at the ready screen the
+    app hands the board over (a Ctrl-C), the lever machines run on; a press 17 ms into a
+    flash erase and one 0.3 ms into a page program (tools/chip/run.mjs arm_flash_press),
+    then six bouncing presses while a REPL exchange comes in over USB and runs garbage
+    collections back to back."""
+    gpio = chip.PINS
+    with c.session() as s:
+        s.run_to(BOOT_MS)
+        s.repl("pass")
+        write = "f = open('x.bin', 'wb')\nf.write(bytes(9000))\nf.close()\n"
+        write += "import os\nos.remove('x.bin')\n"
+        for kind, after_ns, name in (
+            ("erase", 17 * MS, "left"),
+            ("program", 3 * MS // 10, "right"),
+        ):
+            s._ask(
+                op="arm_flash_press", kind=kind, after_ns=after_ns, hold_ns=5 * MS, gpio=gpio[name]
+            )
+            s.repl(write)
+            s.run_ms(40)
+        t = s.t + 2
+        for k in range(6):
+            name = "left" if k % 2 else "right"
+            bouncing_press(s, name, t + 5 + k * 31 + k * 0.17, BOUNCES[k % 4], hold_ms=6)
+        junk = "import gc\nx = [bytearray(16) for i in range(300)]\n# %s\n" % ("z" * 3000)
+        s.repl(junk + "for i in range(60):\n    gc.collect()\n")
+        s.run_to(max(s.t, t + 6 * 31) + 40)
+        tr = s.trace()
+        _errors(tr, s, out, "stamps")
+    errors = {}
+    flash_edges = {at: kind for kind, _t, at, _g in tr.flash_presses}
+    for e, _g, instant, _v in tr.stamps:
+        kind = flash_edges.get(e, "GC and USB")
+        errors[kind] = max(errors.get(kind, 0), abs(instant - e))
+    out["stamp_stalled"] = max(errors.values()) / 1e3 if errors else None
+    out["stamp_cases"] = " / ".join(
+        "%.3f" % (errors[k] / 1e3) if k in errors else "-"
+        for k in ("erase", "program", "GC and USB")
+    )
+    if len(tr.stamps) != 8 or len(tr.flash_presses) != 2:
+        out.setdefault("problems", []).append(
+            "stamps: %d stamps, %d flash presses (8 and 2 expected)"
+            % (len(tr.stamps), len(tr.flash_presses))
+        )
 
 
 def run_flag(c, out):
@@ -309,7 +421,7 @@ def _lags(out, lags, kind, name=None):
     out["n_%s" % name] = len(rows)
 
 
-SCENARIOS = (run_heap, run_mmss, run_tenths, run_hmm, run_play, run_flag)
+SCENARIOS = (run_heap, run_mmss, run_tenths, run_hmm, run_play, run_flag, run_stamps)
 
 
 def measure(c, jobs=2):

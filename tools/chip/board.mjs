@@ -11,7 +11,8 @@
 //   flash_range_program ('R','P'). rp2040js does not emulate flash writes: the run loop
 //   traps those two entry points, applies them with NOR semantics (erase sets 0xFF, program
 //   ANDs) and charges the W25Q16's typical times as CPU time: MicroPython calls them with
-//   interrupts off, so the core is stalled exactly as on the chip.
+//   interrupts off, so the core is stalled exactly as on the chip, while the clock's
+//   alarms (pin changes) and the PIO state machines run on through the stall.
 // - USB CDC: rp2040js completes every OUT poll at once, with an empty packet when the host
 //   has nothing, which makes TinyUSB re-arm in a loop (an interrupt storm). The host here
 //   holds an OUT request until it has bytes, as a real host's NAK does.
@@ -364,7 +365,23 @@ export class Board {
     }
     core.PC = core.LR & ~1; // return to the caller
     this.busyCycles += stall / CYCLE_NS;
-    clock.tick(stall); // the core is stalled on the flash (interrupts are off)
+    if (this.onFlashOp) this.onFlashOp(erase ? 'erase' : 'program', clock.nanos, stall);
+    this._stalledFor(stall); // the core is stalled on the flash (interrupts are off)
+  }
+
+  /** The core does nothing for `ns` (a flash write: interrupts off, no instruction runs),
+   *  while the clock's alarms (pin changes) and the PIO state machines run on. */
+  _stalledFor(ns) {
+    const clock = this.clock;
+    const end = clock.nanos + ns;
+    while (clock.nanos < end) {
+      let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, end) : end;
+      const due = this._pioRunning() ? this._pioDueCycles() : -1;
+      if (due >= 0) next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+      const cycles = (next - clock.nanos) / CYCLE_NS;
+      clock.tick(next - clock.nanos);
+      if (due >= 0 || this._pioRunning()) this._stepPio(cycles);
+    }
   }
 
   /** A copy of the whole flash (for a power cycle). */

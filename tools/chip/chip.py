@@ -143,6 +143,33 @@ class Lit(NamedTuple):
     segs: object  # the 4 segment bytes lit, or None
 
 
+TICKS_MASK = (1 << 30) - 1
+PIO_START_BITS = 0x303  # lever_pio.START_BITS: PIO1 machines 0 and 1, enable + clkdiv restart
+
+
+def pio_stamps(rec):
+    """The lever stamps the firmware computes from PIO1's words (lever_pio.stamp), each with
+    the switch edge it is for: [(edge_ns, gpio, instant_ns, ticks)]. The origin is the µs
+    timer's value (TIMERAWL = floor(ns / 1000) on rp2040js) when the start wrote CTRL;
+    instant_ns is the stamp as an instant (its µs), so instant_ns - edge_ns is its error.
+    The edge is the last closing edge of that lever before the word came."""
+    starts = [t for t, v in rec.get("pio1_ctrl", []) if v & PIO_START_BITS == PIO_START_BITS]
+    if not starts:
+        return []
+    origin = (starts[0] // 1000) & TICKS_MASK
+    out = []
+    for t, sm, word in rec["pushes"]:
+        gpio = LEVER["left"] if sm == 0 else LEVER["right"]
+        closed = [e for e, g, level in rec["edges"] if g == gpio and level == 0 and e <= t]
+        if not closed:
+            continue
+        edge = closed[-1]
+        value = (origin + 1 - (word & TICKS_MASK)) & TICKS_MASK
+        d = ((value - edge // 1000 + (1 << 29)) & TICKS_MASK) - (1 << 29)
+        out.append((edge, gpio, (edge // 1000 + d) * 1000, value))
+    return out
+
+
 class Trace:
     """What one power-up of the board showed on its pins (times in ns of its clock)."""
 
@@ -152,7 +179,13 @@ class Trace:
         self.leds = [tuple(x) for x in rec["leds"]]
         self.buzzer = [tuple(x) for x in rec["buzzer"]]
         self.edges = [tuple(x) for x in rec["edges"]]
-        self.stamps = [tuple(x) for x in rec["stamps"]]  # (edge_ns, gpio, read_ns, value)
+        # (edge_ns, gpio, read_ns, value): the lever stamps, each with the switch's closing
+        # edge it is for; read_ns is when the firmware had it (PIO) or read it (GPIO IRQ)
+        self.stamps = [tuple(x) for x in rec["stamps"]]
+        self.pushes = [tuple(x) for x in rec.get("pushes", [])]  # (t_ns, PIO1 sm, word)
+        if self.pushes:
+            self.stamps = pio_stamps(rec)
+        self.flash_presses = [tuple(x) for x in rec.get("flash_presses", [])]
         self.probes = [tuple(x) for x in rec["probes"]]  # (t_ns, gpio, level) on PROBE_GPIOS
         self.segments = rec["segments"]
         self.now_ns = rec["now_ns"]

@@ -108,6 +108,28 @@ def first_true(clock, queries):
     print(json.dumps(out))
 
 
+def exact_instants(clock, queries):
+    """For each (side, ms): the exact instant (monotonic µs) at which the text that ms
+    `ms` first shows became true. The UI's text is a function of the time left in whole
+    ms rounded up (Game.remaining), so on the running side, where that steps down by one a
+    ms, the text changed when the exact time left (Game.remaining_exact) reached the whole
+    ms that `ms` shows: up to 1 ms before `ms`.000. Elsewhere (the side not running, a
+    message) the ms itself."""
+    g = clock.ui.game
+    out = []
+    for side, ms in queries:
+        t = ms * 1000
+        if (
+            g.state == 1
+            and side == g.running
+            and g.remaining(side, ms - 1) - 1 == (g.remaining(side, ms))
+        ):
+            rm, ru = g.remaining_exact(side, ms, 0)
+            t -= g.remaining(side, ms) * 1000 - (rm * 1000 + ru)
+        out.append(t)
+    print(json.dumps(out))
+
+
 def _median(fn, n, setup=None):
     """Median µs of one fn() call (setup() before each, not timed)."""
     ts = []

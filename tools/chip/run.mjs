@@ -17,6 +17,8 @@
 //                                        { out, err, start_ns, end_ns }
 //   { "op": "power_cycle" }              cut the power: a new board boots from the flash
 //                                        (nothing on a Pico keeps time while it is off)
+//   { "op": "arm_flash_press", "kind": "erase"|"program", "after_ns": d, "hold_ns": h,
+//     "gpio": g }                        a switch closes d ns into the next such flash op
 //   { "op": "trace" }                    what the pins saw on this power-up so far
 //   { "op": "save_flash", "path": p }    write the whole flash to p
 //   { "op": "quit" }
@@ -42,7 +44,16 @@ class Session {
   powerOn(flash) {
     const board = new Board({ bootrom: this.bootrom, flash, seed: this.seed++ });
     const w = this.wiring;
-    const rec = { leds: [], buzzer: [], edges: [], stamps: [], probes: [] };
+    const rec = {
+      leds: [],
+      buzzer: [],
+      edges: [],
+      stamps: [],
+      probes: [],
+      pushes: [],
+      pio1Ctrl: [],
+      flashPresses: [],
+    };
     board.rec = rec;
     board.displays = w.displays.map(
       ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
@@ -57,8 +68,38 @@ class Session {
     for (const g of w.probes || []) {
       board.watch(g, (level, t) => rec.probes.push([t, g, level]));
     }
-    // The lever stamp: the first read of the timer after a switch closes is the hard IRQ's
-    // ticks_us() (nothing else reads the timer while the core sleeps).
+    // The lever stamps from PIO1 (lever_pio.py): every word its machines push, and every
+    // write to its CTRL (the start in step with the timer), with their instants.
+    const pio1 = board.mcu.pio[1];
+    pio1.machines.forEach((m, i) => {
+      const fifo = m.rxFIFO;
+      const push = fifo.push.bind(fifo);
+      fifo.push = (v) => {
+        rec.pushes.push([board.nanos, i, v >>> 0]);
+        push(v);
+      };
+    });
+    const writeCtrl = pio1.writeUint32.bind(pio1);
+    pio1.writeUint32 = (offset, value) => {
+      if (offset === 0) rec.pio1Ctrl.push([board.nanos, value >>> 0]);
+      writeCtrl(offset, value);
+    };
+    // A switch pressed inside the next flash erase or program (arm_flash_press).
+    board.onFlashOp = (kind, t) => {
+      const armed = this.flashPress;
+      if (!armed || armed.kind !== kind) return;
+      this.flashPress = null;
+      rec.flashPresses.push([kind, t, t + armed.after_ns, armed.gpio]);
+      const g = armed.gpio;
+      const at = t + armed.after_ns;
+      board.at(at, () => {
+        board.drive(g, true);
+        board.onSwitch(g, at);
+      });
+      board.at(at + armed.hold_ns, () => board.drive(g, false));
+    };
+    // The GPIO lever stamp: the first read of the timer after a switch closes is the hard
+    // IRQ's ticks_us() (nothing else reads the timer while the core sleeps).
     let pendingEdge = null;
     board.onTimerRead = (t, value) => {
       if (pendingEdge !== null) {
@@ -210,6 +251,9 @@ class Session {
       buzzer: rec.buzzer,
       edges: rec.edges,
       stamps: rec.stamps,
+      pushes: rec.pushes,
+      pio1_ctrl: rec.pio1Ctrl,
+      flash_presses: rec.flashPresses,
       probes: rec.probes,
       segments: board.segments,
       busy_cycles: board.busyCycles,
@@ -250,6 +294,11 @@ class Session {
       }
       case 'pin':
         this.pin(req);
+        return {};
+      case 'arm_flash_press':
+        // Close switch `gpio` `after_ns` into the next flash op of `kind` ('erase' or
+        // 'program'), for `hold_ns`: an edge while the core is stalled with interrupts off.
+        this.flashPress = req;
         return {};
       case 'repl': {
         const entry = this.repl(req);

@@ -38,9 +38,22 @@ flags) runs at the first us at or after its own cycle (events of the fake `machi
 do not end a WFE: a PIO does not interrupt the core); those in between run with it. So pin
 edges are as exact as the virtual clock is (1 us; at 1 MHz a PIO cycle is 1 us).
 
+A machine in a loop that looks at its `jmp pin` (jmps and nops only; X and Y may run down)
+is not stepped each cycle while the pin keeps its level: it is parked with a watch on the pin
+and, when the level changes (or a count would reach 0), brought to the first pass whose look
+comes at or after that instant, X and Y run down by what the passes between took. The passes
+it skips are exactly those the cycle-by-cycle run would make.
+
+`ptr32(address)` (viper's, installed as a builtin: native code's register access, what
+lever_pio.start_in_step uses): TIMER's TIMERAWL (0x40054028) reads the µs count (a read that
+would give the value the last read gave lets the CPU spin: virtual time moves to the next
+µs); a write to a PIO's CTRL (0x50200000 / 0x50300000, also its set alias + 0x2000) enables
+the machines of its SM_ENABLE bits at once, their cycle 0 at that µs.
+
 Not modelled (raise NotImplementedError): `out exec`, `mov exec`, `StateMachine.exec`.
 """
 
+import builtins
 import types
 from array import array
 
@@ -353,6 +366,7 @@ class StateMachine:
         self._handler = None
         self._hard = False
         self._event = None
+        self._parked = None  # (start units, pass units, dx, dy, last look, passes, timer)
 
     def init(
         self,
@@ -518,6 +532,9 @@ class StateMachine:
 
     def _wake(self):
         """A stalled instruction retries at this machine's next cycle at or after now."""
+        if self._parked is not None:
+            self._unpark()
+            return
         if not self._enabled or self._event is not None:
             return
         now = machine.now_us() * _UNITS_PER_US
@@ -528,6 +545,8 @@ class StateMachine:
         self._schedule()
 
     def _cancel(self):
+        if self._parked is not None:
+            self._sync()
         entry = self._event
         self._event = None
         if entry is not None:
@@ -578,7 +597,8 @@ class StateMachine:
             side, delay, world = decoded[pc]
             if self._t > now:  # its cycle falls after this us
                 if world or (side >= 0 and side != self._side_state()):
-                    self._schedule()
+                    if not self._park():
+                        self._schedule()
                     return
             if side >= 0:
                 self._write(self._side, side, self._side_pindir)
@@ -600,6 +620,103 @@ class StateMachine:
                     self._schedule()
                 return
         raise RuntimeError("StateMachine %d: 10000 instructions without a pause" % self.id)
+
+    # -- a parked loop (see the module doc)
+
+    def _loop(self):
+        """From pc: (pass units, dx, dy, offset of the last pin look) of one pass of a loop
+        of jmps and nops that looks at the jmp pin, as the pin reads now; None otherwise."""
+        if self._jmp_pin is None:
+            return None
+        level = machine.Pin(self._jmp_pin).value()
+        start = pc = self._pc
+        x, y = self._x, self._y
+        t = dx = dy = 0
+        look = -1
+        bound = [False, False]  # X / Y decide a jump: reaching 0 changes the path
+        for _ in range(32):
+            side, delay, _world = self._decoded[pc]
+            word = self._code[pc]
+            if side >= 0 and side != self._side_state():
+                return None
+            op, cond, target = word >> 13, word >> 5 & 7, word & 0x1F
+            take = False
+            if op == 5 and word & 0xFF == 0x42:  # nop (mov y, y)
+                pass
+            elif op != 0:
+                return None
+            elif cond == 0:
+                take = True
+            elif cond == 2:
+                take = x != 0
+                x = (x - 1) & 0xFFFFFFFF
+                dx += 1
+            elif cond == 4:
+                take = y != 0
+                y = (y - 1) & 0xFFFFFFFF
+                dy += 1
+            elif cond == 6:
+                take = bool(level)
+                look = t
+            else:
+                return None
+            t += (1 + delay) * self._cycle
+            if pc == self._wrap_top:
+                fall = self._wrap_bottom
+            else:
+                fall = (pc + 1) % len(self._code)
+            if op == 0 and cond in (2, 4) and target != fall:
+                bound[cond == 4] = True
+            pc = target if take else fall
+            if pc == start:
+                if look < 0:
+                    return None
+                return t, dx if bound[0] else 0, dy if bound[1] else 0, dx, dy, look
+        return None
+
+    def _park(self):
+        """Park the machine in its pin-watching loop; False when it is not in one."""
+        loop = self._loop()
+        if loop is None:
+            return False
+        span, bx, by, dx, dy, look = loop
+        passes = None  # how many passes keep every count's path (none reaches 0)
+        for n, d in ((self._x, bx), (self._y, by)):
+            if d:
+                k = (n - 1) // d if n > d else 0
+                passes = k if passes is None else min(passes, k)
+        if passes == 0:
+            return False
+        timer = None
+        if passes is not None:
+            us = -(-(self._t + passes * span) // _UNITS_PER_US)
+            timer = machine._schedule(us, self._unpark, True, False)
+        self._parked = (self._t, span, dx, dy, look, passes, timer)
+        machine.Pin(self._jmp_pin).watch(self._pin_changed)
+        return True
+
+    def _pin_changed(self, _gpio, _level):
+        self._unpark()
+
+    def _sync(self):
+        """Bring a parked machine to its first pass whose look is at or after now."""
+        t0, span, dx, dy, look, passes, timer = self._parked
+        self._parked = None
+        machine.Pin(self._jmp_pin).unwatch(self._pin_changed)
+        if timer is not None and timer in machine._board.events:
+            machine._board.events.remove(timer)
+        now = machine.now_us() * _UNITS_PER_US
+        k = max(0, -(-(now - t0 - look) // span))
+        if passes is not None and k > passes:
+            k = passes
+        self._t = t0 + k * span
+        self._x = (self._x - k * dx) & 0xFFFFFFFF
+        self._y = (self._y - k * dy) & 0xFFFFFFFF
+
+    def _unpark(self):
+        self._sync()
+        self._stalled = False
+        self._schedule()
 
     def _side_state(self):
         v = 0
@@ -831,3 +948,42 @@ class StateMachine:
         if sm is not None and sm._handler is not None:
             self._block.irq &= ~(1 << flag)
             machine._deliver(sm._handler, sm, sm._hard)
+
+
+# ---------------------------------------------------------------------------- ptr32
+
+_TIMERAWL = 0x40054028
+_PIO_CTRL = {0x50200000: 0, 0x50300000: 1, 0x50202000: 0, 0x50302000: 1}
+
+
+class _Ptr32:
+    """viper's ptr32(address) on the registers the firmware's native code uses."""
+
+    last_timer = None
+
+    def __init__(self, address):
+        if address != _TIMERAWL and address not in _PIO_CTRL:
+            raise NotImplementedError("ptr32(0x%08x) is not modelled" % address)
+        self.address = address
+
+    def __getitem__(self, index):
+        if index or self.address != _TIMERAWL:
+            raise NotImplementedError("ptr32 read not modelled")
+        v = machine.now_us() & 0xFFFFFFFF
+        if v == _Ptr32.last_timer:  # the CPU spins on the timer: it ticks
+            machine.advance(1, irq_only=True)
+            v = machine.now_us() & 0xFFFFFFFF
+        _Ptr32.last_timer = v
+        return v
+
+    def __setitem__(self, index, value):
+        if index or self.address == _TIMERAWL:
+            raise NotImplementedError("ptr32 write not modelled")
+        block = _block(_PIO_CTRL[self.address])
+        for i in range(4):
+            sm = block.machines.get(i)
+            if value >> i & 1 and sm is not None:
+                sm.active(1)
+
+
+builtins.ptr32 = _Ptr32
