@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
+import chip_env  # noqa: E402
 
 RAPID_15_10 = 3
 BLITZ_5_0 = 7
@@ -168,12 +169,8 @@ def test_the_flag_wakes_the_loop_at_its_deadline(tmp_path):
 
 
 # ---------------------------------------------------------------------------- on the chip
-_UF2 = chip.uf2_path()
-_BOOTROM = chip.bootrom_path(uf2=_UF2) if _UF2 is not None else None
-needs_chip = pytest.mark.skipif(
-    _UF2 is None or _BOOTROM is None,
-    reason="chip test skipped: set %s (and the boot ROM, tools/chip/chip.py)" % chip.UF2_ENV,
-)
+_FOUND = chip_env.find()
+needs_chip = pytest.mark.skipif(isinstance(_FOUND, str), reason=str(_FOUND))
 
 
 @needs_chip
@@ -183,7 +180,7 @@ def test_the_rates_match_the_chip(tmp_path):
     smaller ones within 50 % or 30 us (a median over a few calls, less the timing lambda's
     own 12 us: a line more or less is 30 %), the whole within 10 %. (A fresh fit:
     costs.fit(measured, counts); costs.py says how the committed rates were chosen.)"""
-    with chip.Chip(_UF2, _BOOTROM).session() as s:
+    with chip.Chip(*_FOUND).session() as s:
         s.run_to(1_000)
         s.choose_preset(RAPID_15_10)
         # At the ready screen the app hands the board over; then the press, as the loop
