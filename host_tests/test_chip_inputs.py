@@ -230,12 +230,15 @@ def test_a_micropython_download_that_fails_names_the_way_out(server, tmp_path):
     assert cache_files(project) == []
 
 
-def test_the_pinned_url_is_the_raw_file_at_the_pinned_commit():
-    assert inputs.BOOTROM_URL == (
-        "https://raw.githubusercontent.com/wokwi/rp2040js/%s/demo/bootrom.ts"
-        % inputs.BOOTROM_COMMIT
+def test_the_boot_rom_pin_names_the_raw_file_at_its_commit():
+    """bootrom_pin.json: the url is the raw demo/bootrom.ts at the pinned commit, and the
+    cache file is named by that commit (a new pin never reads an old pin's cache)."""
+    pin = json.loads(inputs.BOOTROM_PIN_FILE.read_text())
+    assert pin["url"] == (
+        "https://raw.githubusercontent.com/wokwi/rp2040js/%s/demo/bootrom.ts" % pin["commit"]
     )
-    assert len(inputs.BOOTROM_COMMIT) == 40 and inputs.BOOTROM_COMMIT[:12] in inputs.BOOTROM_FILE
+    assert len(pin["commit"]) == 40 and pin["commit"][:12] in pin["file"]
+    assert len(pin["sha256"]) == 64 and pin["bytes"] < inputs.MAX_BOOTROM_BYTES
 
 
 def test_without_files_or_chip_1_the_chip_tests_skip_with_one_line(monkeypatch):

@@ -7,9 +7,9 @@ boot ROM, for `make chip-bench`, `make test CHIP=1` and .ci/run.
 - MicroPython: the file of tools/micropython_release.json, through micropython_pin.obtain,
   the same pin, cache, mirror (`MICROPYTHON_UF2_URL`) and checks as `make uf2` (pinned at
   its first download when the pin has no sha256 yet).
-- The boot ROM: the rp2040js repository's demo/bootrom.ts at commit BOOTROM_COMMIT (the
-  B1 ROM as a table of 32-bit words), or the same bytes from `RP2040_BOOTROM_URL` (a
-  mirror). The file's sha256 is pinned here (BOOTROM_SHA256), and its words must be the
+- The boot ROM: the rp2040js repository's demo/bootrom.ts at the commit of bootrom_pin.json
+  (the B1 ROM as a table of 32-bit words), or the same bytes from `RP2040_BOOTROM_URL` (a
+  mirror). The file's sha256 is pinned there too, and its words must be the
   B1 ROM chip.py checks (chip.BOOTROM_B1_SHA256): a download or a cached file that is
   anything else stops the run with both hashes and writes nothing.
 A download is held in memory until it has passed its checks, then written whole through
@@ -17,6 +17,7 @@ FILE.part (micropython_pin.store), so a failed or cut one leaves no file behind.
 """
 
 import hashlib
+import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,13 +27,14 @@ import micropython_pin
 import release
 from micropython_uf2 import ReleaseError
 
-# rp2040js's demo/bootrom.ts, at the last commit that changed it (its content since 2023)
-BOOTROM_COMMIT = "f9becba867f6d7afbf99551270cc9a2e841742eb"
-BOOTROM_URL = "https://raw.githubusercontent.com/wokwi/rp2040js/%s/demo/bootrom.ts" % (
-    BOOTROM_COMMIT
-)
-BOOTROM_SHA256 = "99f8a1f813ce3aa9415884de3fb6c5b962d3c6fa0394b05413ad3c7b3c39ec62"  # 50,364 B
-BOOTROM_FILE = "rp2040js-%s-bootrom.ts" % BOOTROM_COMMIT[:12]
+# rp2040js's demo/bootrom.ts at a fixed commit: url, sha256, cache file name (a JSON file
+# of its own, so CI's cache is keyed by the two pins' contents)
+BOOTROM_PIN_FILE = Path(__file__).resolve().parent / "bootrom_pin.json"
+_PIN = json.loads(BOOTROM_PIN_FILE.read_text())
+BOOTROM_COMMIT = _PIN["commit"]
+BOOTROM_URL = _PIN["url"]
+BOOTROM_SHA256 = _PIN["sha256"]
+BOOTROM_FILE = _PIN["file"]
 BOOTROM_URL_ENV = "RP2040_BOOTROM_URL"
 MAX_BOOTROM_BYTES = 256 * 1024  # the table of 4096 words is about 50 KB
 
@@ -89,8 +91,8 @@ def _bootrom(root, environ, out, fetch):
         if got != BOOTROM_SHA256:
             raise chip.ChipError(
                 "the cached %s is not the pinned boot ROM file: sha256 %s, tools/chip/"
-                "inputs.py says %s.\nNothing was written. Delete the cached file to download "
-                "it again." % (cached, got, BOOTROM_SHA256)
+                "bootrom_pin.json says %s.\nNothing was written. Delete the cached file to "
+                "download it again." % (cached, got, BOOTROM_SHA256)
             )
         return cached, "%s (cached, sha256 checked)" % cached
     url = environ.get(BOOTROM_URL_ENV, "") or BOOTROM_URL
@@ -107,7 +109,7 @@ def _bootrom(root, environ, out, fetch):
     if got != BOOTROM_SHA256:
         raise chip.ChipError(
             "the download of %s is not the pinned boot ROM file: sha256 %s, tools/chip/"
-            "inputs.py says %s.\nNothing was written." % (url, got, BOOTROM_SHA256)
+            "bootrom_pin.json says %s.\nNothing was written." % (url, got, BOOTROM_SHA256)
         )
     chip.bootrom_from(data, url)  # its words are the B1 ROM (a pin is checked, not trusted)
     micropython_pin.store(cached, data)
