@@ -87,16 +87,14 @@ class CostModel:
             sys.settrace(previous)
 
 
-# Rates for the chip bench's per-call costs of issue 14's phase 2 firmware (PIO displays and
-# alarm, the cheaper render; MicroPython v1.27.0 rp2). A free least-squares fit
-# (fit(measured, counts)) gives a negative C call: a line's cost is not one number (the
+# Rates for the chip bench's per-call costs (MicroPython v1.27.0 rp2). A free least-squares
+# fit (fit(measured, counts)) gives a negative C call: a line's cost is not one number (the
 # game screen's lines are dearer than the drivers'), so these are the rates, on a grid of
-# 0.02 / 0.5 / 0.5 us, that leave the most room inside test_chip_costs.py's bounds, a C
-# call held at 5 us or more (an empty Python call measures 12). The worst pieces sit at
-# 87-89 % of their bounds: App.render 9 % under the chip, segments.encode_into 18 % over,
-# buttons.poll 45 % over. Phase 1's rates were 3.28 / 16.7 / 9.59. The chip's own figures
-# move by 5-15 % with the heap's layout, so a firmware change may need a refit: the test
-# names the piece (one more call in Ui.next_change moved App.render 4 % and needed one).
+# 0.02 / 0.5 / 0.5 us, that leave the most room for App.render, segments.encode_into and
+# buttons.poll, a C call held at 5 us or more (an empty Python call measures 12). On
+# v1.27.0 every path of 1 ms or more is within 9 % of the chip and the sum within 1 %;
+# test_chip_costs.py's bounds (25 % a path, 20 % the sum) leave room for the 5-15 % the
+# chip's figures move with the heap's layout, so a refit is due only when a path moves more.
 CHIP = dict(line_us=3.86, call_us=17.0, ccall_us=6.5)
 
 
