@@ -9,8 +9,12 @@ PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
 # make uf2 / make flash: a MicroPython .uf2 to use instead of the pinned release;
-# make test / make chip-bench: the MicroPython rp2 .uf2 the emulated chip runs
+# make test / make chip-bench: the MicroPython rp2 .uf2 the emulated chip runs (chip-bench
+# downloads the pinned one without it; RP2040_BOOTROM: the boot ROM, likewise)
 MICROPYTHON_UF2 ?=
+RP2040_BOOTROM ?=
+# make test CHIP=1: run the chip tests, downloading the pinned files that are not given
+CHIP ?=
 # make chip-bench: also measure the firmware at this git ref, in the same run
 BASELINE ?=
 # make uf2: where to download the pinned MicroPython from instead of the pin's url (a mirror,
@@ -41,16 +45,18 @@ $(JSDEPS): package.json package-lock.json
 # the workflow schema (--strict-collection) and zizmor's audits, offline.
 ZIZMOR := $(VENV)/bin/zizmor --offline --strict-collection --persona=pedantic --no-progress
 
-## make test: every host test (CPython + MicroPython in Node + mpy-cross + ruff + workflows),
-## and the end-to-end tests on the emulated RP2040 when MICROPYTHON_UF2 is given.
+## make test [CHIP=1]: every host test (CPython + MicroPython in Node + mpy-cross + ruff +
+## workflows), and the tests on the emulated RP2040 when MICROPYTHON_UF2 is given or CHIP=1
+## (which downloads the pinned MicroPython and boot ROM into build/cache, docs/chip.md).
 ## Hypothesis draws at random from a seed it prints (HYPOTHESIS_SEED=N repeats a run's draws);
 ## HYPOTHESIS_PROFILE=ci (what .ci/run sets) draws the same examples at every run.
 test: deps tmux
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
 	$(ZIZMOR) .github/workflows
-	@$(if $(MICROPYTHON_UF2),,echo "chip tests skipped: set MICROPYTHON_UF2=path/to/MicroPython-rp2-RPI_PICO.uf2 to run them (tools/chip/chip.py)")
-	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) -m pytest -q host_tests $(if $(HYPOTHESIS_SEED),--hypothesis-seed=$(HYPOTHESIS_SEED))
+	@$(if $(MICROPYTHON_UF2)$(CHIP),,echo "chip tests skipped: set MICROPYTHON_UF2=path/to/MicroPython-rp2-RPI_PICO.uf2, or CHIP=1 to download the pinned one (docs/chip.md)")
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" CHIP="$(CHIP)" \
+	  $(PY) -m pytest -q host_tests $(if $(HYPOTHESIS_SEED),--hypothesis-seed=$(HYPOTHESIS_SEED))
 
 # The simulator's tmux test drives it as a person would; best effort to install tmux (the
 # test is skipped where it is still missing).
@@ -69,10 +75,12 @@ sim: $(PYDEPS)
 bench: deps
 	$(PY) tools/bench.py
 
-## make chip-bench MICROPYTHON_UF2=path [BASELINE=ref]: the figures measured on real
-## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals
+## make chip-bench [MICROPYTHON_UF2=path] [BASELINE=ref]: the figures measured on real
+## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals; without the path,
+## the pinned MicroPython and boot ROM are downloaded once into build/cache (docs/chip.md)
 chip-bench: deps
-	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
+	  $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
 
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools

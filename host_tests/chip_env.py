@@ -1,30 +1,60 @@
-"""What the chip tests run on: the MicroPython rp2 .uf2 (MICROPYTHON_UF2) and the RP2040 B1
-boot ROM, found by tools/chip/chip.py. `require()` hands a test module both, or skips the
-whole module with one line that names what is missing, so a fresh clone passes."""
+"""What the chip tests run on: the MicroPython rp2 .uf2 and the RP2040 B1 boot ROM
+(tools/chip/inputs.py). `require()` hands a test module both, or skips the whole module
+with one line that names what is missing, so a fresh clone passes.
 
+- `MICROPYTHON_UF2` (and `RP2040_BOOTROM`, or a boot ROM beside the .uf2): those files.
+- `CHIP=1` (`make test CHIP=1`): what is not given comes from the pinned downloads, cached
+  in build/cache/; a download that fails is an error of the run, not a skip.
+- neither: the chip tests are skipped.
+"""
+
+import functools
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "chip"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
+import inputs  # noqa: E402
+
+DOWNLOAD_ENV = "CHIP"  # "1": download what the environment does not name
+
+
+@functools.cache
+def _downloaded():
+    try:
+        got = inputs.obtain(ROOT, os.environ, sys.stdout)
+    except chip.ChipError as exc:
+        pytest.fail("%s=1: %s" % (DOWNLOAD_ENV, exc), pytrace=False)
+    print(inputs.describe(got))
+    return got.uf2, got.bootrom
+
+
+def find():
+    """(uf2, bootrom) paths, or the one line saying why the chip tests are skipped."""
+    if os.environ.get(DOWNLOAD_ENV, "") == "1":
+        return _downloaded()
+    uf2, bootrom = inputs.given(os.environ)
+    if uf2 is None:
+        return (
+            "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico, or %s=1 to "
+            "download the pinned one" % (chip.UF2_ENV, DOWNLOAD_ENV)
+        )
+    if bootrom is None:
+        return (
+            "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py), or "
+            "%s=1 to download the pinned one" % (chip.BOOTROM_ENV, DOWNLOAD_ENV)
+        )
+    return uf2, bootrom
 
 
 def require():
     """(uf2, bootrom) paths, or a module-level skip (call it at a test module's top)."""
-    uf2 = chip.uf2_path()
-    if uf2 is None:
-        pytest.skip(
-            "chip tests skipped: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV,
-            allow_module_level=True,
-        )
-    bootrom = chip.bootrom_path(uf2=uf2)
-    if bootrom is None:
-        pytest.skip(
-            "chip tests skipped: no RP2040 boot ROM; set %s (see tools/chip/chip.py)"
-            % chip.BOOTROM_ENV,
-            allow_module_level=True,
-        )
-    return uf2, bootrom
+    found = find()
+    if isinstance(found, str):
+        pytest.skip(found, allow_module_level=True)
+    return found

@@ -8,7 +8,8 @@ fitted to the chip bench, so those mistakes fail: a change's wakeup must start w
 loop's own 0.4 ms of its exact instant whatever the wakeups before it cost, and a press
 must light the LEDs before it polls a button, renders or writes a frame.
 
-The last test (chip only: MICROPYTHON_UF2) checks the rates against the chip itself.
+test_the_rates_match_the_chip (on the chip: chip_env) checks the rates against the chip
+itself, within bounds a shift of the heap's layout does not cross.
 """
 
 import sys
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
+import chip_env  # noqa: E402
 
 RAPID_15_10 = 3
 BLITZ_5_0 = 7
@@ -168,22 +170,54 @@ def test_the_flag_wakes_the_loop_at_its_deadline(tmp_path):
 
 
 # ---------------------------------------------------------------------------- on the chip
-_UF2 = chip.uf2_path()
-_BOOTROM = chip.bootrom_path(uf2=_UF2) if _UF2 is not None else None
-needs_chip = pytest.mark.skipif(
-    _UF2 is None or _BOOTROM is None,
-    reason="chip test skipped: set %s (and the boot ROM, tools/chip/chip.py)" % chip.UF2_ENV,
-)
+_FOUND = chip_env.find()
+needs_chip = pytest.mark.skipif(isinstance(_FOUND, str), reason=str(_FOUND))
+
+
+# How far the model may be from the chip (docs/chip.md, "The cost model's test"). The chip's
+# own figures move by 5-15 % with the heap's layout, which any firmware change can shift: the
+# bounds hold the paths the host tests lean on (whole wakeups, renders, a press) and the sum,
+# with room for that, and leave the small pieces (a line more or less is 30 % of them) to
+# the sum. On the chip's figures they still fail a model whose line rate (80 % of the time)
+# is 30 % low or 40 % high, or that charges no calls, or twice their cost.
+PATH_US = 1_000  # a piece this long is a path a host test's timing depends on
+PATH_SHARE = 0.25
+PIECE_US = 200
+PIECE_SHARE = 0.50
+SUM_SHARE = 0.20
+
+
+def misses(measured, predicted):
+    """[(piece, chip us, model us)] outside the bounds, ("sum", ...) last when the sum is."""
+    out = []
+    for n, want in measured.items():
+        got = predicted[n]
+        share = PATH_SHARE if want >= PATH_US else PIECE_SHARE if want >= PIECE_US else None
+        if share is not None and abs(got - want) > share * want:
+            out.append((n, want, round(got)))
+    want, got = sum(measured.values()), sum(predicted.values())
+    if abs(got - want) > SUM_SHARE * want:
+        out.append(("sum", want, round(got)))
+    return out
+
+
+def test_the_bounds_fail_a_wrong_model_and_pass_a_layout_shift():
+    """misses() on made-up pieces: a uniform shift of 15 % passes, a path 30 % off fails."""
+    chip_us = {"path": 2_000.0, "piece": 400.0, "small": 50.0}
+    assert misses(chip_us, {n: v * 1.15 for n, v in chip_us.items()}) == []
+    assert misses(chip_us, {n: v / 1.15 for n, v in chip_us.items()}) == []
+    assert misses(chip_us, dict(chip_us, small=100.0)) == []  # small pieces: in the sum only
+    assert misses(chip_us, dict(chip_us, path=1_400.0))[0] == ("path", 2_000.0, 1_400)
+    assert misses(chip_us, dict(chip_us, piece=620.0)) == [("piece", 400.0, 620)]
+    assert misses(chip_us, {n: v * 1.25 for n, v in chip_us.items()})[-1][0] == "sum"
 
 
 @needs_chip
 def test_the_rates_match_the_chip(tmp_path):
-    """The committed rates predict onchip.percall's pieces as the chip measures them: the
-    paths of 1 ms or more within 10 %, every piece of 200 us or more within 20 %, the
-    smaller ones within 50 % or 30 us (a median over a few calls, less the timing lambda's
-    own 12 us: a line more or less is 30 %), the whole within 10 %. (A fresh fit:
-    costs.fit(measured, counts); costs.py says how the committed rates were chosen.)"""
-    with chip.Chip(_UF2, _BOOTROM).session() as s:
+    """The committed rates predict onchip.percall's pieces as the chip measures them, within
+    misses()'s bounds. (A fresh fit: costs.fit(measured, counts); costs.py says how the
+    committed rates were chosen.)"""
+    with chip.Chip(*_FOUND).session() as s:
         s.run_to(1_000)
         s.choose_preset(RAPID_15_10)
         # At the ready screen the app hands the board over; then the press, as the loop
@@ -196,14 +230,7 @@ def test_the_rates_match_the_chip(tmp_path):
         (costs.CHIP["line_us"], costs.CHIP["call_us"], costs.CHIP["ccall_us"]), counts
     )
     names = [n for n in counts if counts[n][1] or counts[n][2]]
-    for n in names:
-        want, got = measured[n], predicted[n]
-        share = 0.10 if want >= 1_000 else 0.20 if want >= 200 else 0.50
-        bound = share * want if want >= 200 else max(share * want, 30)
-        assert abs(got - want) <= bound, (n, want, got)
-    total_want = sum(measured[n] for n in names)
-    total_got = sum(predicted[n] for n in names)
-    assert abs(total_got - total_want) <= 0.10 * total_want
+    assert misses({n: measured[n] for n in names}, {n: predicted[n] for n in names}) == []
 
 
 @pytest.mark.parametrize("phase_us", [0, 250, 450, 730, 999])

@@ -294,6 +294,19 @@ def test_flash_warns_about_an_old_micropython(project, capsys):
     assert "runs MicroPython 1.22.2; the firmware is written for 1.27" in capsys.readouterr().out
 
 
+def test_flash_onto_a_pico_running_1_28_does_what_it_does_on_1_27(project, capsys):
+    """1.28.0 loads the .mpy files mpy-cross 1.27 writes (the chip tests run them on both
+    releases, docs/chip.md), so a board on 1.28 gets the same steps and no warning."""
+    steps = {}
+    for version in ("1.27.0", "1.28.0"):
+        runner = FakeRunner(board(impl="micropython %s\n" % version))
+        assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 0
+        steps[version] = runner.calls
+        assert "warning" not in capsys.readouterr().out
+    assert any("cp" in c for c in steps["1.28.0"])
+    assert steps["1.28.0"] == steps["1.27.0"]
+
+
 def test_flash_really_compiles_with_mpy_cross(project):
     """The compile steps run for real: every module but main/boot becomes a v6 .mpy."""
     real = flash.Runner(project)

@@ -181,7 +181,19 @@ def test_every_action_is_pinned_to_a_commit():
 def test_the_test_workflow_runs_make_test_on_pushes_and_pull_requests():
     text = workflow("test.yml")
     assert re.search(r"^on:\n  push:\n    branches: \[\"\*\*\"\]\n  pull_request:\n", text, re.M)
-    assert "run: make test\n" in text
+    assert "run: make test CHIP=1\n" in text
+
+
+def test_the_test_workflow_caches_the_chip_downloads_by_their_pins():
+    """build/cache (tools/chip/inputs.py's downloads) is restored before `make test CHIP=1`,
+    under a key that changes with either pin, so a new pin never runs on an old file."""
+    text = workflow("test.yml")
+    cache = text.index("uses: actions/cache@")
+    assert cache < text.index("run: make test CHIP=1")
+    step = text[cache : text.index("- name:", cache)]
+    assert re.search(r"^\s+path: build/cache$", step, re.M)
+    key = re.search(r"^\s+key: (.+)$", step, re.M).group(1)
+    assert "hashFiles('tools/micropython_release.json', 'tools/chip/bootrom_pin.json')" in key
 
 
 def test_the_release_workflow_checks_the_tag_first_then_tests_builds_and_publishes():

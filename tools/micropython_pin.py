@@ -185,7 +185,7 @@ def obtain(
             "Nothing was written. If MicroPython replaced the file, check the new one and "
             "set sha256 to null in the pin to take it again." % (url, got, pin_path, pin["sha256"])
         )
-    _store(cached, data)
+    store(cached, data)
     return Obtained(data, "%s (downloaded to %s, sha256 checked)" % (url, cached), True)
 
 
@@ -225,7 +225,7 @@ def pin_file(root, path, out, inspect, pin_path=PIN_FILE):
             "%s is not the pinned file: sha256 %s, the pin %s says %s. Nothing was written."
             % (path, got, pin_path, pin["sha256"])
         )
-    _store(cached, data)
+    store(cached, data)
     print("%s is the pinned file (sha256 %s); cached as %s" % (path, got, cached), file=out)
     return Obtained(data, str(path), True)
 
@@ -245,7 +245,7 @@ def _download(fetch, url, out, pin):
 def _pin(data, pin, pin_path, cached, origin, out):
     sha = sha256_hex(data)
     write_pin(pin_path, pin, sha, origin)
-    _store(cached, data)
+    store(cached, data)
     print(
         "pinned: MicroPython %s (%s), sha256 %s, written into %s: commit this file"
         % (pin["version"], pin["file"], sha, shown(pin_path)),
@@ -254,7 +254,7 @@ def _pin(data, pin, pin_path, cached, origin, out):
     return Obtained(data, "%s (pinned, cached as %s)" % (origin, cached), True)
 
 
-def _store(cached, data):
+def store(cached, data):
     """Write the cache file whole: FILE.part, then renamed into place."""
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_name(cached.name + ".part")

@@ -28,7 +28,8 @@ MicroPython rp2 inside rp2040js, driven only through the pins, and prints with p
 - the cost of each piece of a wakeup (onchip.percall), median µs per call.
 With --baseline REF the same runs are made for the firmware at git REF (its main.py is
 replaced by this tree's when it does not keep the app in `clock`, which the probes need)
-and both columns are printed. MICROPYTHON_UF2 and the boot ROM: see chip.py.
+and both columns are printed. MICROPYTHON_UF2 and the boot ROM, or without them the pinned
+downloads: see inputs.py.
 
 The emulator is deterministic: the same firmware gives the same figures, to the cycle.
 """
@@ -46,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chip  # noqa: E402
+import inputs  # noqa: E402
 
 ROOT = chip.ROOT
 ONCHIP = (Path(__file__).resolve().parent / "onchip.py").read_text()
@@ -551,12 +553,9 @@ def main(argv=None):
     parser.add_argument("--json", default="", help="write the figures here as JSON")
     args = parser.parse_args(argv)
     try:
-        uf2 = chip.uf2_path()
-        if uf2 is None:
-            print("chip-bench: set %s to a MicroPython rp2 .uf2 for the Pico" % chip.UF2_ENV)
-            return 2
-        bootrom = chip.bootrom_path(uf2=uf2)
-        print("MicroPython: %s\nboot ROM: %s" % (uf2, bootrom), flush=True)
+        found = inputs.obtain(ROOT, os.environ, sys.stdout)
+        print(inputs.describe(found), flush=True)
+        uf2, bootrom = found.uf2, found.bootrom
         columns = []
         with tempfile.TemporaryDirectory(prefix="chip-bench-") as tmp:
             if args.baseline:

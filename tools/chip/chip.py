@@ -7,11 +7,13 @@ at 0xA0000 holding every firmware module as .mpy from mpy-cross and main.py as s
 tools/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
 from package-lock.json), and reading back what the pins saw, with emulated timestamps.
 
-What it needs, outside the repository (nothing fetched is committed):
-- `MICROPYTHON_UF2`: a MicroPython rp2 .uf2 for the Raspberry Pi Pico (the README says how
-  the bench's was built from the public v1.27.0 sources).
-- the RP2040 B1 boot ROM (16 KiB). rp2040js needs it and no npm package ships it, so it is
-  taken by path: `RP2040_BOOTROM`, or else `bootrom.bin` / `bootrom.ts` beside the .uf2.
+What it runs on (inputs.py finds or downloads them; nothing fetched is committed):
+- `MICROPYTHON_UF2`: a MicroPython rp2 .uf2 for the Raspberry Pi Pico (without it, the
+  pinned official release, downloaded into build/cache/; docs/chip.md says how to build
+  one from the public sources).
+- the RP2040 B1 boot ROM (16 KiB). rp2040js needs it and no npm package ships it:
+  `RP2040_BOOTROM`, or else `bootrom.bin` / `bootrom.ts` beside the .uf2, or else the
+  pinned download of rp2040js's demo/bootrom.ts.
   Either a 16384-byte binary (a dump of a B1 chip's ROM at 0x0000-0x3FFF) or a text file
   whose `0x........` words are the ROM in order (the rp2040js repository's demo/bootrom.ts
   is such a file). The bytes must be the B1 ROM (sha256 below), so every bench runs on the
@@ -87,7 +89,11 @@ def bootrom_path(environ=None, uf2=None):
 def bootrom_bytes(path):
     """The 16 KiB of the B1 boot ROM from a binary or a table of 0x words; ChipError when
     the file holds anything else."""
-    raw = Path(path).read_bytes()
+    return bootrom_from(Path(path).read_bytes(), path)
+
+
+def bootrom_from(raw, path):
+    """bootrom_bytes of the file's bytes `raw` (`path` names it in the error)."""
     if len(raw) == BOOTROM_BYTES:
         data = raw
     else:
