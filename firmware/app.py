@@ -58,6 +58,7 @@ import os
 import time
 
 import archive
+import battery
 import buzzer as buzzer_mod
 import engine as E
 import gamelog
@@ -71,7 +72,7 @@ from monoclock import REBASE_MS, MonoClock
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
-BATTERY_MS = const(30_000)  # battery reading while the game is ready, ms
+BATTERY_MS = const(30_000)  # battery reading while the game is ready (only then), ms
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
@@ -256,12 +257,8 @@ class App:
         usb = self.usb
         if usb is not None and usb.due(now, g.state) and usb.service(now, g.state):
             self.handed_over = True  # the loop ends after this wakeup
-        if g.state == E.READY and self._battery_due <= now:
-            self._battery_due = now + BATTERY_MS
-            pct = b.battery_percent()
-            if pct != ui.battery_pct:
-                ui.battery_pct = pct
-                dirty = True
+        if g.state == E.READY and self._battery_due <= now and self.read_battery(now):
+            dirty = True
         if dirty or (not pressed and 0 <= self._next_render <= now):
             self.render(now)
         if dirty:
@@ -498,6 +495,25 @@ class App:
         self.board.buzzer.set_enabled(s["sound"])
         for d in self.board.displays:
             d.set_brightness(s["brightness"])
+        self._battery_due = 0  # the cells' kind or the brightness moves the warning: read again
+
+    def read_battery(self, now):
+        """The battery's level and warning from VSYS (battery.py), for the kind of cells and
+        the brightness set; the next reading BATTERY_MS later. True when what the ready
+        screen shows changed. Allocates nothing."""
+        self._battery_due = now + BATTERY_MS
+        ui = self.ui
+        s = ui.settings
+        mv = self.board.battery_mv()
+        kind = s["battery"]
+        pct = battery.percent(mv, kind)
+        was = ui.battery_low
+        low = battery.low(mv, kind, s["brightness"], was)
+        if pct == ui.battery_pct and low == was:
+            return False
+        ui.battery_pct = pct
+        ui.battery_low = low
+        return True
 
     def save_game(self, now):
         """Save the stopped game (paused or flagged) with its move log for a resume."""
