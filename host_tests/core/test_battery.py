@@ -4,6 +4,7 @@ blinks it, a game never shows it), through the Ui's keys and buffers.
 
 Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
 
+import sys
 import unittest
 
 import battery
@@ -11,6 +12,8 @@ import engine as E
 import settings
 import ui as U
 from battery import ALKALINE, HYSTERESIS_MV, NIMH
+
+MICROPYTHON = sys.implementation.name == "micropython"
 
 
 class TestLevel(unittest.TestCase):
@@ -82,6 +85,28 @@ class TestWarning(unittest.TestCase):
         level = settings.defaults()["brightness"]
         self.assertFalse(battery.low(battery.LEVELS[ALKALINE][0], ALKALINE, level, False))
         self.assertFalse(battery.low(battery.LEVELS[NIMH][0], NIMH, level, False))
+
+
+class TestNoAllocation(unittest.TestCase):
+    def test_a_reading_allocates_nothing(self):
+        # the shell calls these from a wakeup (app.App.read_battery): no heap
+        if not MICROPYTHON:
+            return  # heap_lock is a no-op on CPython
+        import micropython
+
+        out = 0
+        kinds = (ALKALINE, NIMH, 9)  # built before the lock (names, not constants)
+        micropython.heap_lock()
+        try:
+            for mv in (4_750, 4_190, 3_600, 3_429, 3_000, 2_000, 0):
+                for kind in kinds:
+                    out += battery.percent(mv, kind)
+                    for level in (0, 2, 7):
+                        out += battery.low(mv, kind, level, True)
+                        out += battery.low(mv, kind, level, False)
+        finally:
+            micropython.heap_unlock()
+        self.assertTrue(out > 0)
 
 
 def shown(u, now):
