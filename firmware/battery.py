@@ -27,8 +27,8 @@ HYSTERESIS_MV = const(50)
 # fmt: off
 # LOW_MV[kind * 8 + brightness], mV of VSYS
 LOW_MV = (
-    3245, 3319, 3429, 3820, 3899, 4018, 4242, 4274,  # alkaline
-    3463, 3484, 3517, 3646, 3897, 3907, 3907, 3907,  # NiMH
+    3244, 3319, 3429, 3820, 3899, 4017, 4241, 4274,  # alkaline
+    3463, 3484, 3517, 3645, 3896, 3907, 3907, 3907,  # NiMH
 )
 # LEVELS[kind]: mV, % pairs, falling
 LEVELS = (

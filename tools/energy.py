@@ -201,10 +201,9 @@ def game_profile(preset=0, moves=60, think_s=(60, 150, 240, 120, 90, 180, 45, 20
             segments.encode_ascii(seg, ui.text[i], ui.colon[i])
             lit_ms += span * sum(bin(b).count("1") for b in seg)
         if g.state == E.RUNNING:
-            text = bytes(ui.text[g.running])
-            key = "h:mm" if b"h" in text else "mm:ss" if ui.colon[g.running] else "tenths"
-            if text[3:4] == b" ":
-                key = "tenths"
+            # the running side's layout (timefmt.py): h:mm from 1 h, tenths under 10 s
+            r = g.remaining(g.running, now)
+            key = "h:mm" if r >= 3_600_000 else "mm:ss" if r >= 10_000 else "tenths"
             layout_ms[key] += span
         now = nxt
     total = sum(layout_ms.values()) or 1
