@@ -36,9 +36,10 @@ for _p in (ROOT / "firmware", ROOT / "host_tests" / "harness" / "mp"):
 # ---------------------------------------------------------------------------- the Pico
 # Current into a Pico at 125 MHz, at VBUS 5 V: 19 mA with the core asleep in WFE (the rp2
 # port's sleep does not gate the clocks), 23 mA busy. Published measurements of a Pico, the
-# figures hardware/README.md gives; the rp-hal issue #659 (github.com/rp-rs/rp-hal) reports
-# the same order: a Pico at about 20 mA in WFE/WFI, 14 mA in BOOTSEL mode. Taken as power at
-# the regulator's input (5 V x I), which is what a battery at any voltage has to supply.
+# figures hardware/README.md gives; a thread of the rp-hal project
+# (github.com/rp-rs/rp-hal/issues/659) reports the same order: a Pico at about 20 mA in
+# WFE/WFI, 14 mA in BOOTSEL mode. Taken as power at the regulator's input (5 V x I), which
+# is what a battery at any voltage has to supply.
 PICO_SLEEP_MA = 19.0
 PICO_BUSY_MA = 23.0
 PICO_MEASURED_AT_V = 5.0
