@@ -28,7 +28,7 @@ YES    ?=
 # make export: a PGN file of the games' moves (the scoresheets) to merge with the clock's times
 MOVES  ?=
 
-.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export backup uf2 clean deps
+.PHONY: tmux test sim bench chip-bench energy lint format flash repl device-test export backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -81,6 +81,11 @@ bench: deps
 chip-bench: deps
 	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
 	  $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
+
+## make energy: the energy model (tools/energy.py): the clock's current from its parts, the
+## hours of play on 3 AA cells per brightness level, where the low-battery warning goes
+energy: $(PYDEPS)
+	$(PY) tools/energy.py
 
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools

@@ -62,6 +62,7 @@ import os
 import time
 
 import appfiles
+import battery
 import buzzer as buzzer_mod
 import engine as E
 import presets
@@ -73,7 +74,7 @@ from monoclock import REBASE_MS, MonoClock
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
-BATTERY_MS = const(30_000)  # battery reading while the game is ready, ms
+BATTERY_MS = const(30_000)  # battery reading while the game is ready (only then), ms
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
@@ -350,12 +351,21 @@ class App:
         return any_event
 
     def _battery(self, now):
-        """Step 8: the battery (every BATTERY_MS while ready); True when its % changed."""
+        """Step 8: the battery's level and warning from VSYS (battery.py), for the kind of
+        cells and the brightness set, every BATTERY_MS while the game is ready. True when
+        what the ready screen shows changed. Allocates nothing."""
         self._battery_due = now + BATTERY_MS
-        pct = self.board.battery_percent()
-        if pct == self.ui.battery_pct:
+        ui = self.ui
+        s = ui.settings
+        mv = self.board.battery_mv()
+        kind = s["battery"]
+        pct = battery.percent(mv, kind)
+        was = ui.battery_low
+        low = battery.low(mv, kind, s["brightness"], was)
+        if pct == ui.battery_pct and low == was:
             return False
-        self.ui.battery_pct = pct
+        ui.battery_pct = pct
+        ui.battery_low = low
         return True
 
     def _save_flagged(self, now):
@@ -492,3 +502,4 @@ class App:
         self.board.buzzer.set_enabled(s["sound"])
         for d in self.board.displays:
             d.set_brightness(s["brightness"])
+        self._battery_due = 0  # the cells' kind or the brightness moves the warning: read again

@@ -53,8 +53,7 @@ _BUZZER = const(15)
 _BATTERY_ADC = const(3)
 _ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
 _LEVER_SM = const(4)  # PIO1's machines 0 (left lever) and 1 (right): lever_pio.START_BITS
-BATTERY_EMPTY_MV = const(3_300)  # 3 x AA (alkaline or NiMH) at the end of their use
-BATTERY_FULL_MV = const(4_500)
+_BATTERY_READS = const(8)  # ADC conversions averaged per battery reading
 
 
 def _display(sm_id, clk, dio):
@@ -120,10 +119,11 @@ class Board:
         self.leds[1].value((mask >> 1) & 1)
 
     def battery_mv(self):
-        """VSYS in mV (the Pico divides it by 3 before ADC3)."""
-        return self.adc.read_u16() * 9_900 // 65_535
-
-    def battery_percent(self):
-        mv = self.battery_mv()
-        pct = (mv - BATTERY_EMPTY_MV) * 100 // (BATTERY_FULL_MV - BATTERY_EMPTY_MV)
-        return 0 if pct < 0 else 100 if pct > 100 else pct
+        """VSYS in mV: the Pico divides it by 3 before ADC3 (3.3 V reference), the mean of
+        _BATTERY_READS conversions. Allocates nothing."""
+        adc = self.adc
+        total = 0
+        for _ in range(_BATTERY_READS):
+            total += adc.read_u16()
+        # the mean first: mean * 9_900 stays a small int (< 2**30) on the port
+        return total // _BATTERY_READS * 9_900 // 65_535

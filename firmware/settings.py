@@ -9,7 +9,10 @@ Settings schema (defaults in brackets):
   "sound" bool [True]; "freeze" bool [True] (FIDE: both clocks stop at the first flag in the
   last period); "inc_before" bool [False] (Fischer increment added after the move);
   "transition" 0 next period by move count / 1 at flag fall [0]; "rules" 0 FIDE / 1 US Chess
-  [0]; "brightness" 0..7 [4]; "low_time_s" 0..600 s, 0 = off [10];
+  [0]; "brightness" 0..7 [2] (the TM1637's eight levels: docs/battery.md has the hours of
+  each); "low_time_s" 0..600 s, 0 = off [10]; "battery" 0 alkaline / 1 NiMH [0] (the cells'
+  kind, for the level and the warning: battery.py; a file without it loads with 0 and no
+  complaint);
   "control" [{"preset": 0}]: {"preset": index 0..n_presets-1} or
   {"custom": {"mode": 0 countdown / 1 hourglass / 2 upcount / 3 byo-yomi / 4 Canadian,
               "periods": [[time_s, moves, bonus_kind, bonus_s], ...],
@@ -102,9 +105,13 @@ _SIMPLE = (
     ("inc_before", _BOOL, 0, 1, False),
     ("transition", _INT, 0, 1, 0),
     ("rules", _INT, 0, 1, 0),
-    ("brightness", _INT, 0, 7, 4),
+    ("brightness", _INT, 0, 7, 2),
     ("low_time_s", _INT, 0, 600, 10),
+    ("battery", _INT, 0, 1, 0),
 )
+# Keys a settings file written without them is still complete without: their default,
+# and no FIXED_INVALID for their absence (a wrong value is still refused)
+_OPTIONAL = ("battery",)
 
 
 def defaults():
@@ -268,7 +275,8 @@ def validate(raw, n_presets):
         return out, problems
     for key, kind, lo, hi, _default in _SIMPLE:
         if key not in raw:
-            problems[key] = MISSING
+            if key not in _OPTIONAL:
+                problems[key] = MISSING
             continue
         v = raw[key]
         code = _check_simple(v, kind, lo, hi)

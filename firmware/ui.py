@@ -110,8 +110,8 @@ class Ui:
         self.text = (bytearray(b"    "), bytearray(b"    "))  # what each display shows
         self.colon = bytearray(2)
         self.leds = 0  # bit 0 left, bit 1 right
-        self.battery_pct = 100
-        self.battery_low_pct = 15
+        self.battery_pct = 100  # the level shown on the info page (battery.percent)
+        self.battery_low = False  # the warning: the ready screen blinks `bAt  Lo`
         # Indexed by the S_* codes
         self.screens = (
             GameScreen(self),

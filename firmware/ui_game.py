@@ -10,6 +10,12 @@ paused, flagged, finished). Its keys (the others do nothing):
     flagged    -        material entry   arbiter menu    info pages
     finished   -        new game         new game, then settings
 
+The low-battery warning (`ui.battery_low`, set by the shell from battery.py) blinks
+`bAt  Lo` on the ready screen, the screen of power-up and of the setup before a game; during
+a game (running, paused, flagged) nothing shows it: the warning leaves at least 10 h of play,
+more than any game, so it waits for the next ready screen rather than distract the players
+(docs/battery.md).
+
 The info pages are their own unit (ui_info.InfoPages), drawn here instead of the times while
 one is chosen. Levers act on this screen only (the shell drains them only here). Each side
 shows its own time from the ready screen on (time odds: each its own starting time, so the
@@ -232,7 +238,7 @@ class GameScreen(Screen):
         elif state == E.READY:
             if g.refused:
                 self._prompt(now)
-            elif ui.battery_pct < ui.battery_low_pct and (now // _BLINK_MS) & 1:
+            elif ui.battery_low and (now // _BLINK_MS) & 1:
                 copy(text[0], _TEXTS, 12)
                 copy(text[1], _TEXTS, 16)
                 colon[0] = colon[1] = 0
@@ -339,7 +345,7 @@ class GameScreen(Screen):
             state == E.PAUSED
             or g.flagged[0]
             or g.flagged[1]
-            or (state == E.READY and self.ui.battery_pct < self.ui.battery_low_pct)
+            or (state == E.READY and self.ui.battery_low)
         ):
             nxt = (now // _BLINK_MS + 1) * _BLINK_MS
         if state != E.RUNNING:

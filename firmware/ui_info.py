@@ -5,7 +5,7 @@ Pure module. The game screen (ui_game.GameScreen) owns one InfoPages, hands it M
 (PLUS: the next page, MINUS: the previous, in a cycle of three with the times) and draws it
 instead of the times while `page` is not 0. Pages (0 = the times):
 
-    ready           1  `bA nn` battery %   |  `P  n` number of periods (byo-yomi and
+    ready           1  `bA nn` battery     |  `P  n` number of periods (byo-yomi and
                                               Canadian: the overtime counter, `bY n`/`c nn`)
                                               of the right side's control (time odds: each
                                               side's starting time is on the time page)
@@ -15,6 +15,9 @@ instead of the times while `page` is not 0. Pages (0 = the times):
                     2  `P  n` period, each side (`F` = a period ended by a flag-fall
                        transition, `-` = passed a time control first); byo-yomi and
                        Canadian: the overtime counters instead
+
+The battery level `bA nn` is the share of the cells' hours of play left (battery.percent,
+from the shell's last reading, taken while the game is ready).
 
 The pages change on keys and engine events only (next_change: the default -1).
 """

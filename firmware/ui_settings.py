@@ -1,5 +1,5 @@
 """The settings menu: sound, freeze, increment timing, period transition, rules, brightness,
-low-time warning.
+low-time warning, battery kind.
 
 Pure module. Opened from the ready or finished game screen (SET long). The left display names
 the item, the right shows its value; a change applies at once (brightness, sound: the shell's
@@ -36,6 +36,8 @@ ITEMS = (
     (b"rULE", "rules", (0, 1), b"FIdE" b"USCF"),
     (b"brIt", "brightness", (0, 1, 2, 3, 4, 5, 6, 7), None),
     (b"Lo t", "low_time_s", (0, 5, 10, 15, 20, 30, 60, 120, 300, 600), None),
+    # the cells: alkaline / NiMH ("ni-H": M has no seven-segment glyph); battery.py
+    (b"bAtt", "battery", (0, 1), b"ALCA" b"ni-H"),
 )
 # fmt: on
 

@@ -379,17 +379,17 @@ def test_settings_menu_saves_and_survives_a_power_cycle(clock, tmp_path):
     for label in ("FrEE", "Inc ", "PEr ", "rULE", "brIt"):
         tap(clock, "set")
         assert texts(clock)[0] == label
-    assert texts(clock)[1] == "   4"
+    assert texts(clock)[1] == "   2"  # the default
     tap(clock, "plus")
-    assert texts(clock) == ("brIt", "   5")
-    assert clock.chips[0].brightness == 5 and clock.chips[1].brightness == 5  # at once
+    assert texts(clock) == ("brIt", "   3")
+    assert clock.chips[0].brightness == 3 and clock.chips[1].brightness == 3  # at once
     tap(clock, "play")
     assert clock.displays() == (("1h30", False), ("1h30", False))
     saved = flash_json(tmp_path, "settings.json")
-    assert saved["sound"] is False and saved["brightness"] == 5
+    assert saved["sound"] is False and saved["brightness"] == 3
     power_cycle(clock)
     assert clock.displays() == (("1h30", False), ("1h30", False))
-    assert clock.chips[0].brightness == 5 and clock.chips[1].brightness == 5
+    assert clock.chips[0].brightness == 3 and clock.chips[1].brightness == 3
     long_set(clock)
     assert texts(clock) == ("5nd ", " oFF")
     tap(clock, "play")

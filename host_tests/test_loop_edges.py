@@ -236,7 +236,7 @@ def test_a_message_expires_on_time(tmp_path):
 
 def test_brightness_takes_effect_at_once_and_after_a_power_cycle(tmp_path):
     clock = boot(tmp_path)
-    assert clock.brightness(0) == clock.brightness(1) == 4
+    assert clock.brightness(0) == clock.brightness(1) == 2  # the default
     tap(clock, "set", 2_300)  # the settings menu
     for _ in range(5):
         tap(clock, "set")
@@ -246,15 +246,15 @@ def test_brightness_takes_effect_at_once_and_after_a_power_cycle(tmp_path):
     clock.run_ms(100)
     machine.release(BUTTON["plus"])
     clock.run_ms(50)  # released and settled: one step
-    assert clock.brightness(0) == clock.brightness(1) == 5
+    assert clock.brightness(0) == clock.brightness(1) == 3
     # Written within 5 ms of the key's wakeup (30 ms of debounce after the edge).
     for chip in clock.chips:
-        changed = [i for i, h in enumerate(chip.history) if h[2] == 5]
+        changed = [i for i, h in enumerate(chip.history) if h[2] == 3]
         assert changed
     rec.check()
     tap(clock, "play")  # save and leave
     power_cycle(clock)
-    assert clock.brightness(0) == clock.brightness(1) == 5
+    assert clock.brightness(0) == clock.brightness(1) == 3
     no_errors(tmp_path)
 
 

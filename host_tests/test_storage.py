@@ -85,7 +85,7 @@ def test_partly_invalid_settings_are_fixed_key_by_key(tmp_path):
     s, status = settings.load(str(tmp_path), N_PRESETS)
     assert status == settings.FIXED_INVALID
     want = new_settings()
-    want["brightness"] = 4
+    want["brightness"] = settings.defaults()["brightness"]
     want["low_time_s"] = 10
     assert s == want
 
@@ -736,7 +736,16 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner),
     max_leaves=30,
 )
-KEYS = ["sound", "freeze", "inc_before", "transition", "rules", "brightness", "low_time_s"]
+KEYS = [
+    "sound",
+    "freeze",
+    "inc_before",
+    "transition",
+    "rules",
+    "brightness",
+    "low_time_s",
+    "battery",
+]
 small_ints = st.integers(min_value=-2, max_value=40000)
 periods = st.lists(
     st.lists(small_ints | st.booleans(), min_size=3, max_size=5) | json_values,
@@ -780,7 +789,8 @@ def test_validate_survives_a_json_round_trip(raw):
     s, problems = settings.validate(raw, N_PRESETS)
     assert settings.validate(s, N_PRESETS) == (s, {})
     if not problems and isinstance(raw, dict):
-        assert s == {k: raw[k] for k in s}  # a valid file loads exactly as written
+        # a valid file loads exactly as written (a key it may lack: its default)
+        assert s == {k: raw[k] if k in raw else settings.defaults()[k] for k in s}
 
 
 valid_periods = st.lists(

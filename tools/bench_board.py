@@ -1,7 +1,7 @@
 """A stand-in for firmware/board.py that runs under MicroPython without `machine`: for the bench.
 
 Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
-buzzer, set_leds, battery_percent, watchdog). The levers, buttons, buzzer and TM1637 drivers
+buzzer, set_leds, battery_mv, watchdog). The levers, buttons, buzzer and TM1637 drivers
 are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
 a fake PWM and fake PIO state machines, so their Python cost is part of what the bench
 measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
@@ -203,5 +203,5 @@ class BenchBoard:
     def set_leds(self, mask):
         self.leds = mask
 
-    def battery_percent(self):
-        return 80
+    def battery_mv(self):
+        return 4_100  # VSYS of fresh alkaline cells

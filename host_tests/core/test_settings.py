@@ -21,6 +21,7 @@ def good():
         "rules": 1,
         "brightness": 7,
         "low_time_s": 600,
+        "battery": 1,
         "control": {"preset": 16},
     }
 
@@ -42,8 +43,9 @@ class TestDefaults(unittest.TestCase):
                 "inc_before": False,
                 "transition": 0,
                 "rules": 0,
-                "brightness": 4,
+                "brightness": 2,
                 "low_time_s": 10,
+                "battery": 0,
                 "control": {"preset": 0},
             },
         )
@@ -56,7 +58,7 @@ class TestDefaults(unittest.TestCase):
         d["control"]["preset"] = 5
         d["brightness"] = 1
         self.assertEqual(defaults()["control"], {"preset": 0})
-        self.assertEqual(defaults()["brightness"], 4)
+        self.assertEqual(defaults()["brightness"], 2)
 
 
 class TestJunk(unittest.TestCase):
@@ -98,6 +100,31 @@ class TestJunk(unittest.TestCase):
             self.assertEqual(problems[key], TYPE)
 
 
+class TestBatteryKind(unittest.TestCase):
+    def test_a_file_without_the_battery_kind_loads_as_alkaline_without_complaint(self):
+        raw = good()
+        del raw["battery"]
+        s, problems = validate(raw, N)
+        self.assertEqual(problems, {})
+        self.assertEqual(s["battery"], 0)
+        self.assertEqual(s["brightness"], 7)  # the rest as written
+
+    def test_both_kinds_are_kept(self):
+        for kind in (0, 1):
+            raw = good()
+            raw["battery"] = kind
+            self.assertEqual(validate(raw, N), (raw, {}))
+
+    def test_a_bad_kind_is_refused_and_reported(self):
+        for value, code in (("NiMH", TYPE), (1.0, TYPE), (None, TYPE), (3, RANGE)):
+            with self.subTest(value=value):
+                raw = good()
+                raw["battery"] = value
+                s, problems = validate(raw, N)
+                self.assertEqual(problems, {"battery": code})
+                self.assertEqual(s["battery"], 0)
+
+
 class TestWrongTypes(unittest.TestCase):
     def check(self, key, value, code):
         raw = good()
@@ -111,7 +138,7 @@ class TestWrongTypes(unittest.TestCase):
                 self.assertEqual(s[other], good()[other])
 
     def test_bools_are_not_ints(self):
-        for key in ("transition", "rules", "brightness", "low_time_s"):
+        for key in ("transition", "rules", "brightness", "low_time_s", "battery"):
             for value in (True, False):
                 with self.subTest(key=key, value=value):
                     self.check(key, value, TYPE)
@@ -137,6 +164,8 @@ class TestWrongTypes(unittest.TestCase):
             ("transition", 2),
             ("rules", -1),
             ("rules", 2),
+            ("battery", -1),
+            ("battery", 2),
         )
         for key, value in cases:
             with self.subTest(key=key, value=value):

@@ -426,6 +426,12 @@ class Session:
         if self.boots == 1:
             self.inputs.append((gpio, bool(pressed), at))
 
+    def set_vsys(self, volts):
+        """The battery: VSYS at `volts` from now on (the Pico's divider puts a third of it
+        on ADC3), kept across power cycles."""
+        value = max(0, min(4095, round(volts / 3 / 3.3 * 4095)))
+        self._ask(op="adc", channel=BATTERY_ADC, value=value)
+
     def press(self, name, hold_ms=80, after_ms=60):
         """Close the switch now, open it `hold_ms` later, then run `after_ms` more."""
         self.pin(name, True)

@@ -15,6 +15,9 @@
 //                                        at the ready screen or after a result, never during
 //                                        a game), then run `code` in the raw REPL: answers
 //                                        { out, err, start_ns, end_ns }
+//   { "op": "adc", "channel": c, "value": v12 }
+//                                        the ADC input `c` reads v12 (12-bit counts) from
+//                                        now on, across power cycles too (the battery)
 //   { "op": "power_cycle" }              cut the power: a new board boots from the flash
 //                                        (nothing on a Pico keeps time while it is off)
 //   { "op": "arm_flash_press", "kind": "erase"|"program", "after_ns": d, "hold_ns": h,
@@ -299,6 +302,10 @@ class Session {
         // Close switch `gpio` `after_ns` into the next flash op of `kind` ('erase' or
         // 'program'), for `hold_ns`: an edge while the core is stalled with interrupts off.
         this.flashPress = req;
+        return {};
+      case 'adc':
+        this.wiring.adc = Object.assign({}, this.wiring.adc, { [req.channel]: req.value });
+        board.mcu.adc.channelValues[Number(req.channel)] = req.value;
         return {};
       case 'repl': {
         const entry = this.repl(req);
