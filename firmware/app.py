@@ -279,6 +279,8 @@ class App:
             self._save_flag = False
             self.save_game(now)
             self._next_render = 0
+        if usb is not None:
+            usb.report(now, ui.game)  # the live feed: what this wakeup changed (feed.py)
         # Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept).
         # The flag falls at its exact us: when it is what comes first, sleep until that us,
