@@ -23,8 +23,12 @@ DRIVE  ?=
 YES    ?=
 # make export: a PGN file of the games' moves (the scoresheets) to merge with the clock's times
 MOVES  ?=
+# make live: the pairings file (board names), the live PGN's path, the page's port on 127.0.0.1
+PAIRINGS ?=
+LIVE_PGN ?= live.pgn
+HTTP_PORT ?= 8130
 
-.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export backup uf2 clean deps
+.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export live backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -108,6 +112,13 @@ device-test: $(PYDEPS)
 ## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
 	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
+
+## make live [PORT="P1 P2 ..." or "3=P"] [MOVES=FILE.pgn] [PAIRINGS=FILE] [LIVE_PGN=live.pgn]
+## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page
+## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB
+live: $(PYDEPS)
+	$(PY) tools/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
+	  --http-port $(HTTP_PORT) $(if $(MOVES),--moves "$(MOVES)") $(if $(PAIRINGS),--pairings "$(PAIRINGS)")
 
 clean:
 	rm -rf $(VENV) node_modules build .pytest_cache .ruff_cache .hypothesis

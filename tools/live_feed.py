@@ -291,3 +291,27 @@ class BoardGame:
             "lost": self.lost,
             "last": self.events[-1][1] if self.events else "",
         }
+
+
+def display_text(t, up=True):
+    """The clock's 4 characters for `t` ms (firmware/timefmt.py's layouts and rounding:
+    `up` the countdown's, else the stopwatch's), as the page shows them."""
+    t = max(t, 0)
+
+    def r(x, unit):
+        return -(-x // unit) if up else x // unit
+
+    s = r(t, 1000)
+    if s >= 3600:
+        m = r(t, 60_000)
+        if m >= 600:
+            tens = min(r(t, 600_000), 599)
+            h = tens // 6
+            return "%d%dh%d" % (h // 10, h % 10, tens % 6)
+        return "%dh%d%d" % (m // 60, m % 60 // 10, m % 10)
+    if s <= 10:
+        tenths = r(t, 100)
+        if tenths < 100:
+            return " %d%d " % (tenths // 10, tenths % 10)
+    m, s = divmod(s, 60)
+    return "%s%d%02d" % (str(m // 10) if m >= 10 else " ", m % 10, s)
