@@ -28,7 +28,7 @@ PAIRINGS ?=
 LIVE_PGN ?= live.pgn
 HTTP_PORT ?= 8130
 
-.PHONY: tmux test sim bench chip-bench lint format flash repl device-test export live backup uf2 clean deps
+.PHONY: tmux chromium test sim bench chip-bench lint format flash repl device-test export live backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -49,7 +49,7 @@ ZIZMOR := $(VENV)/bin/zizmor --offline --strict-collection --persona=pedantic --
 ## and the end-to-end tests on the emulated RP2040 when MICROPYTHON_UF2 is given.
 ## Hypothesis draws at random from a seed it prints (HYPOTHESIS_SEED=N repeats a run's draws);
 ## HYPOTHESIS_PROFILE=ci (what .ci/run sets) draws the same examples at every run.
-test: deps tmux
+test: deps tmux chromium
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
 	$(ZIZMOR) .github/workflows
@@ -63,6 +63,14 @@ tmux:
 	  (apt-get install -y -qq tmux >/dev/null 2>&1 || \
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tmux >/dev/null 2>&1)) || \
 	  echo "tmux not installed: the simulator's tmux test will be skipped"; }
+
+# The live page's browser test drives Debian's chromium through playwright-core (npm, no
+# browser download); best effort to install it (the test is skipped where it is missing).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) || \
+	  echo "chromium not installed: the live page's browser test will be skipped"; }
 
 ## make sim: the real firmware on a simulated board, in this terminal
 sim: $(PYDEPS)

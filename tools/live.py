@@ -325,6 +325,7 @@ class Hub:
                 boards.append(v)
             return {
                 "version": self.version,
+                "now": now,  # the instant the times are for (the hub's clock, s)
                 "event": self.event,
                 "round": self.round,
                 "boards": boards,
