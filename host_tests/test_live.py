@@ -274,8 +274,11 @@ def test_a_silent_clock_in_a_game_is_named(tmp_path):
     hub.data(board, b"#CLK1 0 G 1 0 0 60000,0,0,0 60000,0,0,0 0 *\r\n")
     hub.data(board, b"#CLK1 1 T 1 1 60000 59000 0 0 0 0 0 0 -1 0 0 0 *\r\n")
     assert hub.state()["boards"][0]["link"] == "connected"
+    assert hub.link_news() == ["board 1: connected"]
     t[0] += live.SILENT_S + 1
     assert hub.state()["boards"][0]["link"] == "silent"
+    assert hub.link_news() == ["board 1: silent: a game in progress and no line for 10 s"]
+    assert hub.link_news() == []  # said once
 
 
 def test_lines_split_across_reads_and_noise_are_taken_whole(tmp_path):

@@ -312,6 +312,23 @@ class Hub:
         os.replace(tmp, self.out)
         self.pgn = text
 
+    def link_news(self):
+        """Lines for the terminal: each board whose link state changed since the last call
+        (connected, unplugged, silent)."""
+        out = []
+        with self.lock:
+            now = self.clock()
+            for b in self.boards:
+                status = b.status(now)
+                if status != getattr(b, "told", "waiting"):
+                    b.told = status
+                    what = {
+                        "silent": "silent: a game in progress and no line for %d s" % SILENT_S,
+                        "unplugged": "unplugged (%s): its game stays; opening it again" % b.port,
+                    }.get(status, status)
+                    out.append("board %d: %s" % (b.number, what))
+        return out
+
     # ------------------------------------------------------------ page
     def state(self):
         with self.lock:
@@ -480,6 +497,8 @@ def main(argv=None, opener=open_serial, out=sys.stdout):
     try:
         while True:
             time.sleep(1.0)
+            for line in hub.link_news():
+                print("live: %s" % line, file=out)
             with hub.lock:
                 hub.lock.notify_all()
     except KeyboardInterrupt:
