@@ -27,8 +27,12 @@ DRIVE  ?=
 YES    ?=
 # make export: a PGN file of the games' moves (the scoresheets) to merge with the clock's times
 MOVES  ?=
+# make live: the pairings file (board names), the live PGN's path, the page's port on 127.0.0.1
+PAIRINGS ?=
+LIVE_PGN ?= live.pgn
+HTTP_PORT ?= 8130
 
-.PHONY: tmux test sim bench chip-bench energy lint format flash repl device-test export backup uf2 clean deps
+.PHONY: tmux chromium test sim bench chip-bench energy lint format flash repl device-test export live backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -50,7 +54,7 @@ ZIZMOR := $(VENV)/bin/zizmor --offline --strict-collection --persona=pedantic --
 ## (which downloads the pinned MicroPython and boot ROM into build/cache, docs/chip.md).
 ## Hypothesis draws at random from a seed it prints (HYPOTHESIS_SEED=N repeats a run's draws);
 ## HYPOTHESIS_PROFILE=ci (what .ci/run sets) draws the same examples at every run.
-test: deps tmux
+test: deps tmux chromium
 	$(PY) -m ruff check firmware host_tests tools
 	$(PY) -m ruff format --check firmware host_tests tools
 	$(ZIZMOR) .github/workflows
@@ -65,6 +69,14 @@ tmux:
 	  (apt-get install -y -qq tmux >/dev/null 2>&1 || \
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tmux >/dev/null 2>&1)) || \
 	  echo "tmux not installed: the simulator's tmux test will be skipped"; }
+
+# The live page's browser test drives Debian's chromium through playwright-core (npm, no
+# browser download); best effort to install it (the test is skipped where it is missing).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) || \
+	  echo "chromium not installed: the live page's browser test will be skipped"; }
 
 ## make sim: the real firmware on a simulated board, in this terminal
 sim: $(PYDEPS)
@@ -121,6 +133,13 @@ device-test: $(PYDEPS)
 ## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
 	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
+
+## make live [PORT="P1 P2 ..." or "3=P"] [MOVES=FILE.pgn] [PAIRINGS=FILE] [LIVE_PGN=live.pgn]
+## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page
+## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB
+live: $(PYDEPS)
+	$(PY) tools/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
+	  --http-port $(HTTP_PORT) $(if $(MOVES),--moves "$(MOVES)") $(if $(PAIRINGS),--pairings "$(PAIRINGS)")
 
 clean:
 	rm -rf $(VENV) node_modules build .pytest_cache .ruff_cache .hypothesis

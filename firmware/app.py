@@ -180,7 +180,8 @@ class App:
         8. the battery, while the game is ready;
         9. the render of what changed;
         10. the save of a game a flag froze, once the flag is on the displays;
-        11. the sleep until the next due instant, from a fresh reading.
+        11. the live feed's lines for what changed (usbguard.py, feed.py);
+        12. the sleep until the next due instant, from a fresh reading.
         A new job gets a method of its own and one line at its step. Allocates nothing
         unless a button event or a file write asks for it."""
         b = self.board
@@ -258,7 +259,10 @@ class App:
         # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
-        # 11. Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # 11. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+        if usb is not None:
+            usb.report(now, g)
+        # 12. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
         nxt = self._next_due(now, deadline)
@@ -376,7 +380,7 @@ class App:
         self._next_render = 0
 
     def _next_due(self, now, deadline):
-        """Step 11: the earliest due instant (monotonic ms) after a wakeup at `now`; the
+        """Step 12: the earliest due instant (monotonic ms) after a wakeup at `now`; the
         loop sleeps until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render

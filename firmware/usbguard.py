@@ -41,15 +41,21 @@ Bytes still buffered on the chip when a game ends are dropped unread (up to FLUS
 so a Ctrl-C sent during a game never hands over later. Bytes the host's own buffers hold
 back (flow control) arrive after that and count as sent then.
 
-Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and if True
-`service(now, phase)` (phase = the engine's game state); `next_due()` joins the loop's
-sleep; `rebase()` when the loop's count restarts at 0; `service` returning True means
-"hand the board over": the loop ends and calls `stop()`. Nothing here allocates after the
-constructor (each poll's result tuple is made at its first ipoll). Not IRQ code.
+The live feed (feed.py) goes out through `send` as well, written by `report(now, game)`
+once per wakeup: the same one-byte-per-POLLOUT rule, so a feed line never waits either;
+a cut one is made again or repaired by the feed's next state line.
+
+Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and
+if True `service(now, phase)` (phase = the engine's game state), then `report(now, game)`;
+`next_due()` joins the loop's sleep; `rebase()` when the loop's count restarts at 0;
+`service` returning True means "hand the board over": the loop ends and calls `stop()`.
+Nothing here allocates after the constructor (each poll's result tuple is made at its
+first ipoll). Not IRQ code.
 """
 
 import select
 
+from feed import Feed
 from micropython import const
 
 # The phases are the engine's game states, same numbers (engine.py READY..FINISHED; a test
@@ -101,6 +107,7 @@ class UsbGuard:
         self.bytes_in = 0  # bytes read and dropped since boot
         self.lines_out = 0  # status lines written whole
         self.lines_cut = 0  # status lines cut short: a host that has the port open, not reading
+        self.feed = Feed()  # the game's live lines (feed.py), written by report()
 
     def start(self):
         """The loop starts: Ctrl-C becomes an ordinary byte, and bytes wake the loop."""
@@ -181,19 +188,31 @@ class UsbGuard:
             n += 1
         self.bytes_in += n
 
-    def _write(self, line):
-        """One byte per POLLOUT: never waits for a host that does not read."""
+    def report(self, now, game):
+        """The live feed's lines for `game` (an engine.Game) at `now` (ms): what is new since
+        the last wakeup (feed.py). Call it once per wakeup, after the displays are drawn."""
+        self.feed.step(now, game, self)
+
+    def send(self, line, n):
+        """Write the first `n` bytes of `line`, one byte per POLLOUT, and stop at the first
+        byte that does not fit: never waits for a host that does not read. Returns how many
+        bytes went out."""
         out = self._out
         wr = self._wr
         i = 0
-        n = len(line)
         while i < n:
             ready = False
             for _obj, _ev in wr.ipoll(0):
                 ready = True
             if not ready:
-                self.lines_cut += 1
-                return
+                return i
             out.write(line, i, 1)
             i += 1
-        self.lines_out += 1
+        return n
+
+    def _write(self, line):
+        n = len(line)
+        if self.send(line, n) == n:
+            self.lines_out += 1
+        else:
+            self.lines_cut += 1

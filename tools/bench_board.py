@@ -1,11 +1,12 @@
 """A stand-in for firmware/board.py that runs under MicroPython without `machine`: for the bench.
 
 Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
-buzzer, set_leds, battery_mv, watchdog). The levers, buttons, buzzer and TM1637 drivers
+buzzer, usb, set_leds, battery_mv, watchdog). The levers, buttons, buzzer and TM1637 drivers
 are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
 a fake PWM and fake PIO state machines, so their Python cost is part of what the bench
 measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
-by tools/bench.py to the lags.
+by tools/bench.py to the lags. `usb` is the real usbguard.UsbGuard on a port whose host reads
+everything (HostPort), so the live feed's lines are written and counted in every figure.
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
 decides how much time passes (the wasm port's ticks_us() has only 1 ms resolution). `BenchBell`
@@ -17,6 +18,7 @@ Nothing here allocates after the constructor: it must not pollute the bench's al
 figures.
 """
 
+import io
 import time
 
 import buttons as buttons_mod
@@ -25,6 +27,7 @@ import levers as levers_mod
 import tm1637 as tm1637_mod
 from doorbell import Doorbell
 from micropython import const
+from usbguard import UsbGuard
 
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks wrap at 2**30
 
@@ -148,6 +151,30 @@ class BenchBell(Doorbell):
         clock.advance(end - now)
 
 
+class HostPort(io.IOBase):
+    """The USB serial port with a host that reads everything at once (the chip bench's
+    emulated host does): never readable, always room to write; counts what it took."""
+
+    def __init__(self):
+        self.taken = 0  # bytes written
+
+    def ioctl(self, req, arg):
+        if req != 3:  # MP_STREAM_POLL
+            return -1
+        return arg & 4  # POLLOUT
+
+    def readinto(self, buf):
+        return 0
+
+    def write(self, buf, off=0, n=-1):
+        self.taken += 1 if n < 0 else n
+        return 1 if n < 0 else n
+
+
+def _kbd_intr(c):
+    pass
+
+
 class FakePWM:
     def __init__(self):
         self.hz = 0
@@ -192,6 +219,8 @@ class BenchBoard:
         self.buttons = buttons_mod.Buttons(self.button_pins)
         self.buzzer = buzzer_mod.Buzzer(self.pwm)
         self.leds = 0
+        self.host = HostPort()
+        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr)  # with its live feed
 
     def frames(self):
         """TM1637 frames written so far, both displays."""

@@ -25,7 +25,7 @@ shared/tinyusb/mp_usbd.h, ports/rp2/mphalport.c, shared/runtime/sys_stdio_mphal.
   (tx_overwritabe_if_not_connected); nothing waits. TX FIFO content outlives a close
   (tx_persistent) and reaches the next program that opens the port.
 - The host drains the TX FIFO into `received` while it has the port open and `reading`
-  (a real host does it a frame at a time; here at once).
+  (a real host does it a frame at a time; here at once, at each write and each poll).
 
 Host API (tests): `plug()` / `unplug()` (a host enumerates the board / the cable goes; a
 charger or a power bank never plugs), `open()` / `close()` (a program takes the port:
@@ -128,6 +128,7 @@ class CdcPort:
 
     def _poll(self, flags):
         self._pump()
+        self._host_read()  # a host that reads again has emptied the FIFO by now
         ret = 0
         if flags & POLLIN and self.ring:
             ret |= POLLIN

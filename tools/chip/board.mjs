@@ -395,12 +395,14 @@ export class Board {
     const cdc = new USBCDC(usb);
     this.cdc = cdc;
     this.serial = []; // bytes from the device
+    this.serialAt = []; // [ns, bytes so far]: when each USB packet from the device arrived
     this.connected = false;
     cdc.onDeviceConnected = () => {
       this.connected = true;
     };
     cdc.onSerialData = (bytes) => {
       for (const b of bytes) this.serial.push(b);
+      this.serialAt.push([this.nanos, this.serial.length]);
       if (this.onSerial) this.onSerial(bytes);
     };
     const answer = usb.onEndpointRead;

@@ -196,6 +196,8 @@ class Trace:
         self.segments = rec["segments"]
         self.now_ns = rec["now_ns"]
         self.serial = rec["serial"]
+        # [(ns, end)]: the USB packet that brought serial[previous end:end] arrived at ns
+        self.serial_at = [tuple(x) for x in rec.get("serial_at", ())]
         self.reset = rec["reset"]
         self.protocol_errors = rec["tm_errors"]
         self.emulator_errors = rec["emulator_errors"]

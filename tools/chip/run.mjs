@@ -263,6 +263,7 @@ class Session {
       now_ns: board.nanos,
       flash_ops: board.flashOps,
       serial: board.serialText(),
+      serial_at: board.serialAt,
       reset: board.resetReason === null ? null : [board.resetReason, board.resetAt],
       warnings: Object.fromEntries(board.logger.counts),
       emulator_errors: board.logger.errors,
