@@ -153,12 +153,18 @@ def firmware_files(root, runner, python=sys.executable):
     (root / RELEASE_BUILD).mkdir(parents=True, exist_ok=True)
     files = []
     for name in compiled:
+        # Compiled under a name of this process's own, read, then renamed into place: two
+        # builds of one tree at once (the chip tests of two MicroPython versions side by
+        # side) never read each other's half-written file.
         target = "%s/%s.mpy" % (RELEASE_BUILD, name[:-3])
-        argv = firmware_build.compile_command(python, "firmware/" + name, target, name)
+        own = "%s.%d" % (target, os.getpid())
+        argv = firmware_build.compile_command(python, "firmware/" + name, own, name)
         result = runner.run(argv)
         if result.returncode != 0:
             raise ReleaseError("mpy-cross failed on firmware/%s:\n%s" % (name, last_line(result)))
-        files.append((name[:-3] + ".mpy", (root / target).read_bytes()))
+        data = (root / own).read_bytes()
+        os.replace(root / own, root / target)
+        files.append((name[:-3] + ".mpy", data))
     for name in kept:
         files.append((name, (root / "firmware" / name).read_bytes()))
     return files
