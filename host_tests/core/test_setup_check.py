@@ -325,7 +325,7 @@ class Prompt(unittest.TestCase):
 
     def test_the_prompt_wins_over_the_low_battery_blink(self):
         u = self.refused()
-        u.battery_pct = 5
+        u.battery_low = True  # the shell sets it from battery.py
         self.assertEqual(shown(u, T0 + 500), (b" 500", b"bLAc"))  # the blink's "on" half
         u.render(T0 + 500)
         self.assertEqual(u.next_change(T0 + 500), T0 + 1_000)
