@@ -71,12 +71,12 @@ class FeedLines(unittest.TestCase):
         self.assertEqual((seq, v[:3]), (0, [1, 0, MODE_COUNTDOWN]))
         self.assertEqual(v[3:], [b"60000,0,1,2000", b"60000,0,1,2000", b"0"])
         g.press(1, 3_345, 678)  # 2.345678 s: the log keeps 2346 ms, 57654 ms left + 2 s
-        f.step(3_346, g, p)
+        f.step(1_000 + F.PERIOD_MS, g, p)  # the move and the periodic state line
         seq, kind, v = fields(p.lines()[2])
         self.assertEqual((seq, kind), (2, "M"))
         self.assertEqual(v, [1, 1, 1, 2_346, 59_654, 60_000, 0])
         self.assertEqual(list(g.log_entries()[0]), v[1:5])  # the record's own values
-        self.assertEqual(kinds(p)[3], "T")  # the state follows the move's line
+        self.assertEqual(kinds(p)[3], "T")  # the state (due) comes after the move's line
 
     def test_a_state_line_every_period_and_the_start_again(self):
         g, f, p = self.game(), F.Feed(), Port()
