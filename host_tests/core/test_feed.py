@@ -56,6 +56,12 @@ class FeedLines(unittest.TestCase):
         c = control or from_seconds(MODE_COUNTDOWN, [[60, 0, BONUS_FISCHER, 2]])
         return E.Game(c)
 
+    def test_integers_of_every_length_in_decimal(self):
+        f = F.Feed()
+        for v in (0, 7, 9, 10, 99, 100, 12_345, 99_999, 100_000, 5_400_000, 10**9, -1, -10):
+            e = f._int(3, v)
+            self.assertEqual(bytes(f.buf[3:e]), b"%d " % v)
+
     def test_nothing_before_the_first_press(self):
         g, f, p = self.game(), F.Feed(), Port()
         f.step(0, g, p)
