@@ -35,7 +35,7 @@ the instant `now` (ms) is an argument. Not IRQ code.
 from micropython import const
 
 VERSION = const(1)
-PERIOD_MS = const(4_000)  # a state line at the first wakeup this long after the last
+PERIOD_MS = const(5_000)  # a state line at the first wakeup this long after the last
 HEADER_EVERY = const(8)  # the start line again with every 8th periodic state line
 LINES_MAX = const(8)  # lines written per wakeup at most
 LINE_MAX = const(256)  # bytes in the longest line (a start line with 4 periods a side)
