@@ -35,7 +35,7 @@ the instant `now` (ms) is an argument. Not IRQ code.
 from micropython import const
 
 VERSION = const(1)
-PERIOD_MS = const(2_000)  # a state line at the first wakeup this long after the last
+PERIOD_MS = const(5_000)  # a state line at the first wakeup this long after the last
 HEADER_EVERY = const(8)  # the start line again with every 8th periodic state line
 LINES_MAX = const(8)  # lines written per wakeup at most
 LINE_MAX = const(256)  # bytes in the longest line (a start line with 4 periods a side)
@@ -355,15 +355,18 @@ class Feed:
             buf[j] = _MINUS
             j += 1
             v = -v
-        d = 1
-        while v // d >= 10:
+        e = j + 1  # after the last digit
+        d = 10
+        while v >= d:
             d *= 10
-        while d:
-            buf[j] = _C0 + v // d % 10
-            j += 1
-            d //= 10
-        buf[j] = _SPACE
-        return j + 1
+            e += 1
+        k = e
+        while k > j:  # the digits from the last: one divmod each
+            k -= 1
+            buf[k] = _C0 + v % 10
+            v //= 10
+        buf[e] = _SPACE
+        return e + 1
 
     def _end(self, j):
         buf = self.buf

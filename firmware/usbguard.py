@@ -99,6 +99,8 @@ class UsbGuard:
         self._rd.register(stdin, select.POLLIN)
         self._wr = select.poll()
         self._wr.register(stdout, select.POLLOUT)
+        self._out_write = stdout.write  # bound here, once: send() makes two calls a byte
+        self._wr_ipoll = self._wr.ipoll
         self._byte = bytearray(1)
         self._game = False  # the phase at the last service was a game
         self._owed = False  # bytes came in since the last status line
@@ -197,16 +199,15 @@ class UsbGuard:
         """Write the first `n` bytes of `line`, one byte per POLLOUT, and stop at the first
         byte that does not fit: never waits for a host that does not read. Returns how many
         bytes went out."""
-        out = self._out
-        wr = self._wr
+        write = self._out_write
+        ipoll = self._wr_ipoll
         i = 0
         while i < n:
-            ready = False
-            for _obj, _ev in wr.ipoll(0):
-                ready = True
-            if not ready:
+            for _ready in ipoll(0):
+                break
+            else:
                 return i
-            out.write(line, i, 1)
+            write(line, i, 1)
             i += 1
         return n
 

@@ -18,7 +18,7 @@ import feed as feed_mod
 import machine
 import micropython
 import pytest
-from test_firmware_e2e import countdown, game, tap, think
+from test_firmware_e2e import choose_preset, countdown, game, tap, think
 from test_usb_guard import boot, connect, running_side_follows_the_time
 
 from harness import usb_cdc
@@ -26,6 +26,7 @@ from harness import usb_cdc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+import live  # noqa: E402
 import live_feed  # noqa: E402
 
 
@@ -105,7 +106,7 @@ def test_a_whole_game_reaches_the_host_as_the_record_has_it(tmp_path):
     assert feed_lines(clock)[-1].kind == "E" and len(clock.usb.received) == n
 
 
-def test_the_state_line_comes_every_two_seconds_with_the_displayed_times(tmp_path):
+def test_the_state_line_comes_every_period_with_the_displayed_times(tmp_path):
     clock = boot(tmp_path)
     connect(clock)
     clock.press("left")
@@ -119,6 +120,34 @@ def test_the_state_line_comes_every_two_seconds_with_the_displayed_times(tmp_pat
     assert 0 <= last[3] - now <= feed_mod.PERIOD_MS + 1_000
     assert last[2] == g.remaining(0, clock.mono_ms()) == 60_000
     assert countdown(last[2]) == clock.display(0)
+
+
+FIDE = 0  # presets.py: 90 min + 30 s, shown as h:mm: the loop's slowest wakeups
+
+
+@pytest.mark.parametrize("preset", [FIDE, None])
+def test_an_untouched_game_never_looks_silent_to_make_live(tmp_path, preset):
+    """Nobody touches the clock for a minute (h:mm: the loop wakes only every few seconds;
+    the default preset in mm:ss): a feed line reaches the host at least every PERIOD_MS
+    plus one of the loop's wakeups, well inside the gap after which make live calls a
+    clock silent; the state line's times are those of the clock."""
+    clock = boot(tmp_path)
+    if preset is not None:
+        choose_preset(clock, preset)
+    connect(clock)
+    clock.press("left")
+    arrivals, seen = [], 0
+    for t in range(60):
+        clock.run_ms(1_000)
+        n = len(feed_lines(clock))
+        if n > seen:
+            arrivals.append(t)
+            seen = n
+    gaps = [arrivals[i + 1] - arrivals[i] for i in range(len(arrivals) - 1)]
+    assert len(arrivals) >= 60_000 // (feed_mod.PERIOD_MS + 4_000)
+    assert max(gaps) * 1_000 <= feed_mod.PERIOD_MS + 4_000 < live.SILENT_S * 1_000
+    last = [x for x in feed_lines(clock) if x.kind == "T"][-1].fields
+    assert last[2] == game(clock).remaining(0, clock.mono_ms())  # the left side waits
 
 
 def test_arbiter_corrections_are_on_the_feed(tmp_path):

@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import chess.pgn
+import feed as feed_mod
 import machine
 import micropython
 import pytest
@@ -150,7 +151,7 @@ def test_moves_from_an_eboard_file_are_merged_and_read_again(tmp_path):
     assert (pgn.headers["White"], pgn.headers["Black"]) == ("A", "B")  # the file's names
     moves.write_text(MOVES_7)  # the e-board saw White's 4th move before the press
     moves.touch()
-    clock.run_ms(2_500)  # the next state line rewrites the PGN
+    clock.run_ms(feed_mod.PERIOD_MS + 500)  # the next state line rewrites the PGN
     pgn = chess.pgn.read_game(io.StringIO(link.pgn()))
     assert [n.san() for n in pgn.mainline()][-1] == "Ba4"
     clock.press(("left", "right")[game(clock).running])
@@ -160,7 +161,7 @@ def test_moves_from_an_eboard_file_are_merged_and_read_again(tmp_path):
     moves.write_text(
         MOVES_6.replace("2. Nf3", "2. Nf3 Nc6 3. Nc3 Nf6 4. Bb5 Bb4 5. O-O O-O 6. d3")
     )
-    clock.run_ms(2_500)
+    clock.run_ms(feed_mod.PERIOD_MS + 500)
     assert "not exported: line 5: illegal san: 'Nc6'" in link.hub.err.getvalue()
     pgn = chess.pgn.read_game(io.StringIO(link.pgn()))
     assert all(n.move == chess.Move.null() for n in pgn.mainline())  # null moves again

@@ -54,7 +54,7 @@ import pgn_headers
 from pgn_scoresheet import decode, read_sheets
 
 RETRY_S = 1.0  # an unplugged clock's port is opened again this often
-SILENT_S = 10.0  # a clock in a game silent this long is "silent" (state lines come every 2 s)
+SILENT_S = 10.0  # a clock in a game silent this long is "silent" (state lines every 5 s)
 READ_S = 0.02  # a port read waits at most this long (the page follows within 100 ms)
 PICO_VID = 0x2E8A  # Raspberry Pi
 PAGE = Path(__file__).with_name("live_page.html")

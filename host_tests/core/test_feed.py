@@ -56,6 +56,12 @@ class FeedLines(unittest.TestCase):
         c = control or from_seconds(MODE_COUNTDOWN, [[60, 0, BONUS_FISCHER, 2]])
         return E.Game(c)
 
+    def test_integers_of_every_length_in_decimal(self):
+        f = F.Feed()
+        for v in (0, 7, 9, 10, 99, 100, 12_345, 99_999, 100_000, 5_400_000, 10**9, -1, -10):
+            e = f._int(3, v)
+            self.assertEqual(bytes(f.buf[3:e]), b"%d " % v)
+
     def test_nothing_before_the_first_press(self):
         g, f, p = self.game(), F.Feed(), Port()
         f.step(0, g, p)
@@ -71,12 +77,12 @@ class FeedLines(unittest.TestCase):
         self.assertEqual((seq, v[:3]), (0, [1, 0, MODE_COUNTDOWN]))
         self.assertEqual(v[3:], [b"60000,0,1,2000", b"60000,0,1,2000", b"0"])
         g.press(1, 3_345, 678)  # 2.345678 s: the log keeps 2346 ms, 57654 ms left + 2 s
-        f.step(3_346, g, p)
+        f.step(1_000 + F.PERIOD_MS, g, p)  # the move and the periodic state line
         seq, kind, v = fields(p.lines()[2])
         self.assertEqual((seq, kind), (2, "M"))
         self.assertEqual(v, [1, 1, 1, 2_346, 59_654, 60_000, 0])
         self.assertEqual(list(g.log_entries()[0]), v[1:5])  # the record's own values
-        self.assertEqual(kinds(p)[3], "T")  # the state follows the move's line
+        self.assertEqual(kinds(p)[3], "T")  # the state (due) comes after the move's line
 
     def test_a_state_line_every_period_and_the_start_again(self):
         g, f, p = self.game(), F.Feed(), Port()
