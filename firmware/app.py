@@ -61,6 +61,8 @@ import archive
 import buzzer as buzzer_mod
 import engine as E
 import gamelog
+import journal
+import journal_files
 import presets
 import segments
 import settings as settings_mod
@@ -72,6 +74,11 @@ from monoclock import REBASE_MS, MonoClock
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
 BATTERY_MS = const(30_000)  # battery reading while the game is ready, ms
+# The journal (journal.py): a record after each press, and this often while a side thinks
+# (riding on a display change's wakeup: the countdown shows at least every second), but
+# not this close before the flag deadline (the flag's wakeup must not wait for a write).
+JOURNAL_MS = const(10_000)
+JOURNAL_GUARD_MS = const(250)
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
@@ -107,6 +114,12 @@ class App:
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
         self._resume = None  # the saved state offered at power-up, until answered
+        self.journal = journal_files.Journal(root, fs)
+        self._jbase = None  # (log count, journal.tag) of the game state game.json holds
+        self._jpress = False  # a press (or a ticked period/flag): a journal record is due
+        self._journal_due = -1  # the next periodic journal record (ms), -1 = none
+        self._jfailed = False  # a journal write failed: none until the game stops
+        self._resume_journal = False  # the offered game came from the journal
         self._unrecorded = False  # a result's record failed (LOG Err): game.json holds it
         self.boot_files(status)
         self.apply_settings()
@@ -216,6 +229,7 @@ class App:
                 if g.last_event > now:
                     now = self.mono.update(time.ticks_us())
                 pressed = True
+                self._jpress = True
                 # The press's own render at once: after the LEDs the displays are the next
                 # sign. What else is due (re-arming, the deadlines, buttons, sounds) comes
                 # after it, and renders again if it changes anything.
@@ -272,6 +286,8 @@ class App:
             # there, so next_change's 1 ms per ms look from `now` may miss the first change;
             # look again from the next ms (engine.py's contract).
             self._next_render = now + 1
+        if self._jpress or 0 <= self._journal_due <= now:
+            self._journal(now, drained, drained_us, deadline)
         if self._save_flag:
             # A flash write (tens of ms on the chip, interrupts off) only once the flag is
             # on the displays; then wake again at once: `now` is old, the save may have
@@ -389,6 +405,7 @@ class App:
         no clock, but it would hold back the flag on the displays), so a power loss before
         the arbiter's ruling does not lose the fallen flag."""
         now = self.mono.ms
+        self._jpress = True  # the journal: record the new period or the fallen flag
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
             if self.ui.game.state == E.FLAGGED:
@@ -430,6 +447,7 @@ class App:
         ui = self.ui
         gamelog.repair(self.root, self.fs)  # games/*.tmp: renamed into place or removed
         saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
+        saved = self._journal_boot(saved)
         found = archive.NONE
         if saved is not None:
             ui.settings["control"] = saved["control"]
@@ -460,6 +478,8 @@ class App:
         self._resume = None
         if saved is None:
             return
+        from_journal = self._resume_journal
+        self._resume_journal = False
         g = self.ui.game
         g.ident = saved["id"]
         opts = saved["opts"]  # the rules the game began with; the settings may have been reset
@@ -467,6 +487,10 @@ class App:
             g.freeze, g.inc_before, g.transition = bool(opts[0]), bool(opts[1]), opts[2]
         if g.restore_log(saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(b"LOG ", b"Err ", now)  # times kept, earlier moves lost
+        if from_journal:
+            self.save_game(now)  # game.json takes the journal's game; the journal retires
+        else:
+            self._jbase = (saved["n"], journal.tag(saved["snap"]))
 
     # ------------------------------------------------------ requests
     def handle(self, req, now):
@@ -487,6 +511,9 @@ class App:
             self.log_game(now)  # clears the saved game too (archive.record)
         elif req & ui_mod.REQ_CLEAR_GAME:
             self._resume = None
+            self._resume_journal = False
+            self._journal_retire()
+            self._jbase = None
             if not self._unrecorded or self._retry_record(now):
                 settings_mod.clear_game(self.root, self.fs)
         if req & ui_mod.REQ_SAVE_GAME:
@@ -503,8 +530,12 @@ class App:
         """Save the stopped game (paused or flagged) with its move log for a resume."""
         g = self.ui.game
         if g.state in (E.PAUSED, E.FLAGGED):
+            self.journal.stop()
             if not archive.save(self.root, g, self.ui.settings["control"], self.fs):
                 self.ui.show_message(b"SAVE", b"Err ", now)
+                return  # the journal keeps the game as of its last record
+            self._jbase = (g.log_count, journal.tag(g.snapshot()))
+            self._journal_retire()
 
     def log_game(self, now):
         """The result is confirmed: record it exactly once (archive.record)."""
@@ -513,6 +544,8 @@ class App:
         else:
             self._unrecorded = True
             self.ui.show_message(b"LOG ", b"Err ", now)
+        self._jbase = None
+        self._journal_retire()  # the finished game is in game.json or games/
 
     def _retry_record(self, now):
         """A new game replaces one whose record failed (LOG Err): record that one from
@@ -531,3 +564,66 @@ class App:
             self.ui.show_message(b"LOG ", b"Err ", now)
             return False
         return True
+
+    # ------------------------------------------------------ the journal
+    def _journal(self, now, at, at_us, deadline):
+        """A journal record of the running game (journal_files.py), after this wakeup's
+        LEDs and frames: after a press (or a ticked period or flag) as of the engine's last
+        event, else every JOURNAL_MS as of the instant the engine was ticked to (at.at_us),
+        never JOURNAL_GUARD_MS before the flag deadline. The watchdog is fed around it.
+        Allocates (the record's bytes, file objects); the first record of a journal also
+        writes its head and every logged half-move the journal does not have yet."""
+        g = self.ui.game
+        if g.state != E.RUNNING or self._jfailed:
+            self._jpress = False
+            self._journal_due = -1
+            return
+        if self._jpress:
+            self._jpress = False
+            at, at_us = g.last_event, g.last_us
+        elif 0 <= deadline < now + JOURNAL_GUARD_MS:
+            return  # the flag is near: its wakeup first (a fallen flag is saved anyway)
+        j = self.journal
+        wdt = self.wdt
+        if wdt is not None:
+            wdt.feed()
+        try:
+            if not j.active():
+                if not g.ident:
+                    g.ident = archive.new_ident()
+                j.start(g, self.ui.settings["control"], self._jbase)
+            j.write(g, at, at_us)
+        except OSError:
+            self._jfailed = True  # a full flash: the game goes on; a pause saves it
+        if wdt is not None:
+            wdt.feed()
+        self._journal_due = now + JOURNAL_MS
+
+    def _journal_retire(self):
+        """The game is saved by game.json or its record: the journal's files go."""
+        self._journal_due = -1
+        self._jpress = False
+        self._jfailed = False
+        self.journal.clear()
+
+    def _journal_boot(self, saved):
+        """Power-up: the game the journal holds when it is newer than `saved` (game.json's
+        state, or None), to offer instead; else `saved`, and a journal that is stale (its
+        game recorded or saved since) is removed. A game.json of another game (a finished
+        one whose record failed) is settled first (archive.settle: recorded)."""
+        j = self.journal.load(saved, presets.COUNT)
+        if j is None:
+            self.journal.clear()
+            return saved
+        ident = j["id"]
+        stale = gamelog.find_game(self.root, ident, self.fs) is not None
+        if saved is not None and saved["id"] == ident:
+            stale = stale or journal.tag(saved["snap"]) != j["base"]
+        if stale:
+            self.journal.clear()
+            return saved
+        if saved is not None and saved["id"] != ident:
+            scratch = E.Game(ui_mod.control_of(saved["control"]))
+            archive.settle(self.root, scratch, saved, self.fs)
+        self._resume_journal = True
+        return j
