@@ -9,10 +9,13 @@ kinds of file, each small enough to stay inside one littlefs metadata commit:
 
 - the head (JSON, written once when the journal starts): the game's identity, its control,
   its rules (freeze, increment timing, period transition), `n0` the half-moves logged before
-  the journal started and `base` the tag() of the game.json snapshot those came from (0: none);
+  the journal started and `base` the tag() of the game.json snapshot those came from (0: none;
+  n0 is then 0), `r0` the first half-move in the chunks (n0, or the oldest the engine's ring
+  kept when the journal started without a base);
 - two state slots, the record of sequence number `seq` in slot seq & 1: one slot is written
   while the other keeps the previous record, so a write cut at any byte leaves one whole;
-- row chunks: half-move k is row k % ROWS_PER_CHUNK of chunk k // ROWS_PER_CHUNK, appended.
+- row chunks: half-move k is in chunk k // ROWS_PER_CHUNK, appended; a chunk's first row is
+  half-move max(c * ROWS_PER_CHUNK, r0), r0 the first the journal wrote (in the head).
 
 State record: b"J", VERSION, then zigzag varints (seq, ident, count, len(snap), snap...),
 then the CRC-32 of all that, 4 bytes little-endian (seeded with nothing: the ident is inside).
@@ -175,22 +178,22 @@ def kept_from(count):
     return count - LOG_CAPACITY if count > LOG_CAPACITY else 0
 
 
-def chunks_for(n0, count):
+def chunks_for(r0, count):
     """range of the chunk indexes holding the rows gather() needs from the journal."""
     lo = kept_from(count)
-    if lo < n0:
-        lo = n0
+    if lo < r0:
+        lo = r0
     if lo >= count:
         return range(0)
     return range(lo // ROWS_PER_CHUNK, (count - 1) // ROWS_PER_CHUNK + 1)
 
 
-def gather(ident, n0, count, chunks, base_log):
+def gather(ident, n0, r0, count, chunks, base_log):
     """The log for restore_log(count, ...): the rows min(count, LOG_CAPACITY) back from
-    `count`, three ints each, oldest first. Rows at or above `n0` come from `chunks` (a dict
-    chunk index -> bytes), those below from `base_log` (the base game's saved log: its newest
-    rows up to n0, three ints each; None when the base is not there). None when a row is
-    missing."""
+    `count`, three ints each, oldest first. Rows at or above `r0` come from `chunks` (a dict
+    chunk index -> bytes), those below `n0` from `base_log` (the base game's saved log: its
+    newest rows up to n0, three ints each; None when the base is not there). None when a row
+    is missing."""
     lo = kept_from(count)
     flat = []
     if lo < n0:
@@ -201,11 +204,16 @@ def gather(ident, n0, count, chunks, base_log):
             return None
         flat.extend(base_log[3 * (lo - (n0 - have)) :])
         lo = n0
+    if lo < r0 and lo < count:
+        return None  # rows the journal never had
     k = lo
     while k < count:
         c = k // ROWS_PER_CHUNK
-        rows = decode_rows(ident, c * ROWS_PER_CHUNK, chunks.get(c, b""))
-        j = k - c * ROWS_PER_CHUNK
+        first = c * ROWS_PER_CHUNK
+        if first < r0:
+            first = r0
+        rows = decode_rows(ident, first, chunks.get(c, b""))
+        j = k - first
         while j < len(rows) and k < count:
             flat.extend(rows[j])
             j += 1
@@ -216,20 +224,21 @@ def gather(ident, n0, count, chunks, base_log):
 
 
 def check_head(obj):
-    """(ident, n0, base, opts) of a head object (parsed JSON), or None when it does not
+    """(ident, n0, r0, base, opts) of a head object (parsed JSON), or None when it does not
     validate (the control is checked by the shell with settings.check_control)."""
     if not isinstance(obj, dict) or obj.get("v") != VERSION:
         return None
     ident = obj.get("id")
     n0 = obj.get("n0")
+    r0 = obj.get("r0")
     base = obj.get("base")
     opts = obj.get("opts")
-    for v in (ident, n0, base):
+    for v in (ident, n0, r0, base):
         if type(v) is not int or not 0 <= v <= _MASK32:
             return None
-    if not ident or not isinstance(opts, list) or len(opts) > 16:
+    if not ident or r0 < n0 or not isinstance(opts, list) or len(opts) > 16:
         return None
     for v in opts:
         if type(v) is not int:
             return None
-    return ident, n0, base, opts
+    return ident, n0, r0, base, opts

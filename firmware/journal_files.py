@@ -63,19 +63,22 @@ class Journal:
             n0, t = n, base[1]
         else:
             n0, t = 0, 0
+        r0 = J.kept_from(n)
+        if r0 < n0:
+            r0 = n0
         head = {
             "v": J.VERSION,
             "id": game.ident,
             "control": control,
             "opts": [int(game.freeze), int(game.inc_before), game.transition],
             "n0": n0,
+            "r0": r0,
             "base": t,
         }
         storage.write_atomic(self.path(HEAD), json.dumps(head), fs)
         self.ident = game.ident
         self.seq = 0
-        rows = J.kept_from(n)
-        self.rows = n0 if n0 > rows else rows
+        self.rows = r0
 
     def write(self, game, at, at_us):
         """One record: the rows logged since the last one, then the state as if paused at
@@ -148,7 +151,7 @@ class Journal:
         head = J.check_head(obj) if obj is not None else None
         if head is None:
             return None
-        ident, n0, base, opts = head
+        ident, n0, r0, base, opts = head
         control = settings_mod.check_control(obj.get("control"), n_presets)
         if control is None:
             return None
@@ -159,7 +162,7 @@ class Journal:
         seq, count, snap = rec
         chunks = {}
         size = J.ROWS_PER_CHUNK * J.ROW_BYTES
-        for c in J.chunks_for(n0, count):
+        for c in J.chunks_for(r0, count):
             chunks[c] = storage.peek(self.path(_chunk(c)), 0, size, fs)
         base_log = None
         if (
@@ -177,6 +180,6 @@ class Journal:
             "snap": snap,
             "opts": opts,
             "n": count,
-            "log": J.gather(ident, n0, count, chunks, base_log),
+            "log": J.gather(ident, n0, r0, count, chunks, base_log),
             "base": base,
         }
