@@ -59,8 +59,8 @@ class Journal:
         if not storage.exists(self.dir, fs):
             fs.mkdir(self.dir)
         n = game.log_count
-        if base is not None and base[0] == n:
-            n0, t = n, base[1]
+        if base is not None and base[0] <= n:  # the press that restarted it is logged
+            n0, t = base[0], base[1]
         else:
             n0, t = 0, 0
         r0 = J.kept_from(n)
