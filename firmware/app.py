@@ -79,6 +79,11 @@ BATTERY_MS = const(30_000)  # battery reading while the game is ready, ms
 # not this close before the flag deadline (the flag's wakeup must not wait for a write).
 JOURNAL_MS = const(10_000)
 JOURNAL_GUARD_MS = const(250)
+# A record waits for a wakeup whose next display change is at least this far (ms): a
+# littlefs metadata compaction erases a sector (45 ms typical) in some of the writes; but
+# never more than JOURNAL_WAIT_MS after the press it records.
+JOURNAL_ROOM_MS = const(60)
+JOURNAL_WAIT_MS = const(400)
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
@@ -569,8 +574,10 @@ class App:
     def _journal(self, now, at, at_us, deadline):
         """A journal record of the running game (journal_files.py), after this wakeup's
         LEDs and frames: after a press (or a ticked period or flag) as of the engine's last
-        event, else every JOURNAL_MS as of the instant the engine was ticked to (at.at_us),
-        never JOURNAL_GUARD_MS before the flag deadline. The watchdog is fed around it.
+        event, else every JOURNAL_MS as of the instant the engine was ticked to (at.at_us);
+        not JOURNAL_GUARD_MS before the flag deadline, nor JOURNAL_ROOM_MS before the next
+        display change (then after that change's render, within JOURNAL_WAIT_MS of the
+        press: the display changes at least every second). The watchdog is fed around it.
         Allocates (the record's bytes, file objects); the first record of a journal also
         writes its head and every logged half-move the journal does not have yet."""
         g = self.ui.game
@@ -578,11 +585,14 @@ class App:
             self._jpress = False
             self._journal_due = -1
             return
+        if 0 <= deadline < now + JOURNAL_GUARD_MS:
+            return  # the flag is near: its wakeup first (a fallen flag is saved anyway)
+        if 0 <= self._next_render < now + JOURNAL_ROOM_MS:
+            if not self._jpress or now < g.last_event + JOURNAL_WAIT_MS:
+                return  # a display change is near: after its render (a wakeup soon)
         if self._jpress:
             self._jpress = False
             at, at_us = g.last_event, g.last_us
-        elif 0 <= deadline < now + JOURNAL_GUARD_MS:
-            return  # the flag is near: its wakeup first (a fallen flag is saved anyway)
         j = self.journal
         wdt = self.wdt
         if wdt is not None:

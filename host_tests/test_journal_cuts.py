@@ -43,17 +43,14 @@ class JPlay(Play):
 
     def moves(self, n):
         g = self.game
-        app = self.app
         if g.state == E.READY:
             self.t += 500
             g.press(0, self.t, 123)
-            app._jpress = True
-            app._journal(self.t, self.t, 0, g.deadline())
+            self.record()
         for _ in range(n):
             self.t += 1_000 + 37 * g.log_count
             assert g.press(g.running, self.t, (7 * g.log_count) % 1000) & E.EV_MOVE
-            app._jpress = True
-            app._journal(self.t, self.t, 0, g.deadline())
+            self.record()
         return self
 
     def think(self, ms):
@@ -64,8 +61,16 @@ class JPlay(Play):
             self.t = min(end, self.t + 1_000)  # the display's wakeups, once a second
             g.tick(self.t)
             if 0 <= self.app._journal_due <= self.t:
+                self.app._next_render = -1
                 self.app._journal(self.t, self.t, 0, g.deadline())
         return self
+
+    def record(self):
+        """The press's record, in a wakeup with room before the next display change."""
+        app = self.app
+        app._jpress = True
+        app._next_render = -1
+        app._journal(self.t, self.t, 0, self.game.deadline())
 
 
 def state(g):
@@ -271,11 +276,8 @@ def test_a_journal_of_a_recorded_game_is_not_offered(monkeypatch):
     app = boot(fs)
     p = JPlay(app).moves(4).pause()
     monkeypatch.setattr(app, "_journal_retire", lambda: None)
-    JPlay(app, p.t).moves(0)
     p.resume()
-    app._journal(p.t, p.t, 0, -1)
-    app._jpress = True
-    app._journal(p.t + 10, p.t + 10, 0, -1)
+    JPlay(app, p.t).record()
     assert "/journal/s1" in fs.files or "/journal/s0" in fs.files
     p.t += 20
     p.pause().dead_position()
