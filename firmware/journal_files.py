@@ -4,14 +4,15 @@ by a pause, a flag or its record. Shell module: file I/O through an os-like `fs`
 format and the recovery rules are journal.py's.
 
 Files (journal.py's module doc has their format): `h` the head (storage.write_atomic),
-`s0`/`s1` the state slots (each rewritten whole, "wb"), `cNNN` the row chunks (appended,
-"ab"). Each stays under 256 bytes, so on littlefs each write is a commit into the journal
-directory's own metadata pair; no file data block is allocated or erased for it.
+`s0`/`s1` the state slots (each rewritten whole, "wb"), `cNNN` the chunks (each written
+once, "wb"). Each stays under 256 bytes, so on littlefs each write is one commit (a page)
+into the journal directory's metadata pair; no file data block is allocated or erased for
+it. The erases are that pair's compactions (tools/chip/journal_bench.py counts them).
 
 Order, so that a cut at any step leaves a journal that recovers to a state of the game or
 none at all:
 - start(): every old file removed (the state slots first), the head written;
-- write(): the new rows first, then the state record that counts them;
+- write(): the chunks completed since the last record first, then the state record;
 - clear(): the state slots first (no state: nothing to offer), then the rest.
 A failed write (a full flash) ends the journal's writes until the next start(); what it
 holds stays a state of the game.
@@ -72,7 +73,6 @@ class Journal:
             "control": control,
             "opts": [int(game.freeze), int(game.inc_before), game.transition],
             "n0": n0,
-            "r0": r0,
             "base": t,
         }
         storage.write_atomic(self.path(HEAD), json.dumps(head), fs)
@@ -81,37 +81,39 @@ class Journal:
         self.rows = r0
 
     def write(self, game, at, at_us):
-        """One record: the rows logged since the last one, then the state as if paused at
-        at.at_us (Game.snapshot_at). Raises OSError when a write fails (the journal stops)."""
-        fs = self.fs
+        """One record: the chunks completed since the last one, then the state as if paused
+        at at.at_us (Game.snapshot_at) with the rows no chunk holds. Raises OSError when a
+        write fails (the journal stops)."""
         count = game.log_count
-        k = self.rows
+        whole = count - count % J.ROWS_PER_CHUNK  # rows below this are in complete chunks
+        k = self.rows  # the first row no chunk on the flash holds
         lo = J.kept_from(count)
         if k < lo:
             k = lo
         try:
-            while k < count:
+            while k < whole:
                 c = k // J.ROWS_PER_CHUNK
-                f = storage._open(fs, self.path(_chunk(c)), "ab")
-                try:
-                    while k < count and k // J.ROWS_PER_CHUNK == c:
-                        p, u, left = J.row_of(game, k)
-                        storage._put(f, J.encode_row(self.ident, k, p, u, left))
-                        k += 1
-                finally:
-                    f.close()
+                end = (c + 1) * J.ROWS_PER_CHUNK
+                self._put(_chunk(c), J.encode_chunk(self.ident, game, k, end))
+                k = end
                 self.rows = k
             self.seq += 1
-            data = J.encode_state(self.seq, self.ident, count, game.snapshot_at(at, at_us))
-            f = storage._open(fs, self.path(_SLOTS[self.seq & 1]), "wb")
-            try:
-                storage._put(f, data)
-            finally:
-                f.close()
+            snap = game.snapshot_at(at, at_us)
+            self._put(
+                _SLOTS[self.seq & 1], J.encode_state(self.seq, self.ident, count, snap, game, k)
+            )
             self.records += 1
         except OSError:
             self.rows = -1
             raise
+
+    def _put(self, name, data):
+        """Write the file `name` whole (one littlefs commit at close)."""
+        f = storage._open(self.fs, self.path(name), "wb")
+        try:
+            storage._put(f, data)
+        finally:
+            f.close()
 
     def stop(self):
         """No more records until the next start() (the game stopped running)."""
@@ -151,7 +153,7 @@ class Journal:
         head = J.check_head(obj) if obj is not None else None
         if head is None:
             return None
-        ident, n0, r0, base, opts = head
+        ident, n0, base, opts = head
         control = settings_mod.check_control(obj.get("control"), n_presets)
         if control is None:
             return None
@@ -159,11 +161,10 @@ class Journal:
         rec = J.newest(slots, ident)
         if rec is None:
             return None
-        seq, count, snap = rec
+        seq, count, snap, first, rows = rec
         chunks = {}
-        size = J.ROWS_PER_CHUNK * J.ROW_BYTES
-        for c in J.chunks_for(r0, count):
-            chunks[c] = storage.peek(self.path(_chunk(c)), 0, size, fs)
+        for c in J.chunks_for(n0, count, first):
+            chunks[c] = storage.peek(self.path(_chunk(c)), 0, J.CHUNK_MAX, fs)
         base_log = None
         if (
             base
@@ -180,6 +181,6 @@ class Journal:
             "snap": snap,
             "opts": opts,
             "n": count,
-            "log": J.gather(ident, n0, r0, count, chunks, base_log),
+            "log": J.gather(ident, n0, count, first, rows, chunks, base_log),
             "base": base,
         }

@@ -143,7 +143,7 @@ def test_a_cut_in_a_press_record_leaves_the_move_before_or_after(model, moves):
         app._play = JPlay(app).moves(moves - 1)
 
     flash = lambda m: flash_with(m, lambda p: None)  # noqa: E731
-    assert sweep(model, flash, prelude, lambda app: app._play.moves(1), check) > 8
+    assert sweep(model, flash, prelude, lambda app: app._play.moves(1), check) >= 8
     assert check.seen == {0, 1}
 
 

@@ -39,12 +39,16 @@ def flat_log(g):
 
 class StateRecord(unittest.TestCase):
     def setUp(self):
-        g, t, u = running(7)
+        g, t, u = running(13)
+        self.game = g
         self.snap = g.snapshot_at(t + 4_321, 999)
-        self.rec = J.encode_state(12, IDENT, g.log_count, self.snap)
+        self.rec = J.encode_state(12, IDENT, g.log_count, self.snap, g, 8)
 
-    def test_a_record_reads_back(self):
-        self.assertEqual(J.decode_state(self.rec), (12, IDENT, 7, self.snap))
+    def test_a_record_reads_back_with_its_rows(self):
+        rows = list(self.game.log_rows(True))[8:]
+        self.assertEqual(J.decode_state(self.rec), (12, IDENT, 13, self.snap, 8, rows))
+        bare = J.encode_state(3, IDENT, 13, self.snap)
+        self.assertEqual(J.decode_state(bare), (3, IDENT, 13, self.snap, 13, []))
 
     def test_no_proper_prefix_reads(self):
         for n in range(len(self.rec)):
@@ -57,74 +61,89 @@ class StateRecord(unittest.TestCase):
                 b[i] ^= x
                 self.assertIsNone(J.decode_state(bytes(b)), (i, x))
 
-    def test_a_state_fits_its_slot(self):
-        g, t, u = running(599, presets.control(0))
+    def test_the_biggest_state_fits_its_slot_and_one_page(self):
+        g, t, u = running(E.LOG_CAPACITY + 7, presets.control(0))
         big = g.snapshot_at(t + 86_000_000, 999)
-        self.assertLessEqual(len(J.encode_state(1 << 29, 1 << 29, 1 << 29, big)), J.STATE_MAX)
+        first = g.log_count - 7  # at most 7 rows: 8 make a chunk
+        rec = J.encode_state(1 << 29, 1 << 29, g.log_count, big, g, first)
+        self.assertLessEqual(len(rec), J.STATE_MAX)
+        self.assertLessEqual(len(rec), 230)  # with littlefs's tags, one 256-byte commit
 
     def test_the_newest_whole_slot_of_the_game_wins(self):
         older = J.encode_state(11, IDENT, 6, [3, 2])
         other = J.encode_state(99, IDENT + 1, 6, [3, 2])
-        self.assertEqual(J.newest([self.rec, older], IDENT), (12, 7, self.snap))
-        self.assertEqual(J.newest([older, self.rec], IDENT), (12, 7, self.snap))
-        self.assertEqual(J.newest([self.rec[:-1], older], IDENT), (11, 6, [3, 2]))
-        self.assertEqual(J.newest([other, older], IDENT), (11, 6, [3, 2]))
+        mine = J.newest([self.rec, older], IDENT)
+        self.assertEqual(mine[:3], (12, 13, self.snap))
+        self.assertEqual(J.newest([older, self.rec], IDENT), mine)
+        self.assertEqual(J.newest([self.rec[:-1], older], IDENT), (11, 6, [3, 2], 6, []))
+        self.assertEqual(J.newest([other, older], IDENT), (11, 6, [3, 2], 6, []))
         self.assertIsNone(J.newest([b"", other], IDENT))
 
 
-class Rows(unittest.TestCase):
-    def test_rows_read_back_and_a_torn_or_misplaced_one_does_not(self):
-        rows = [(2 + 4 * k | (k & 1), 1_000 + k, 300_000 - k) for k in range(5)]
-        data = b"".join(J.encode_row(IDENT, 8 + k, *r) for k, r in enumerate(rows))
-        self.assertEqual([tuple(r) for r in J.decode_rows(IDENT, 8, data)], rows)
+class Chunks(unittest.TestCase):
+    def test_a_chunk_reads_back_and_a_torn_or_misplaced_one_does_not(self):
+        g, t, u = running(20)
+        data = J.encode_chunk(IDENT, g, 8, 16)
+        self.assertLessEqual(len(data), J.CHUNK_MAX)
+        rows = list(g.log_rows(True))[8:16]
+        self.assertEqual(J.decode_chunk(IDENT, 1, data), (8, rows))
         for n in range(len(data)):
-            whole = n // J.ROW_BYTES
-            got = [tuple(r) for r in J.decode_rows(IDENT, 8, data[:n])]
-            self.assertEqual(got, rows[:whole], n)
-        self.assertEqual(J.decode_rows(IDENT, 0, data), [])  # another place
-        self.assertEqual(J.decode_rows(IDENT + 1, 8, data), [])  # another game
+            self.assertIsNone(J.decode_chunk(IDENT, 1, data[:n]), n)
+        self.assertIsNone(J.decode_chunk(IDENT, 2, data))  # another place
+        self.assertIsNone(J.decode_chunk(IDENT + 1, 1, data))  # another game
+        late = J.encode_chunk(IDENT, g, 11, 16)  # the journal started at half-move 11
+        self.assertEqual(J.decode_chunk(IDENT, 1, late), (11, rows[3:]))
 
     def test_row_of_is_what_log_rows_gives(self):
         g, t, u = running(13)
         self.assertEqual([J.row_of(g, k) for k in range(13)], list(g.log_rows(True)))
 
 
-def chunks_of(g, first):
-    """The journal's chunks for the rows first.. of game g (r0 = first)."""
-    out = {}
-    for k in range(first, g.log_count):
+def journal_of(g, first):
+    """(chunks, record first, record rows) of a journal of game g that started at half-move
+    `first`."""
+    n = g.log_count
+    whole = n - n % J.ROWS_PER_CHUNK
+    chunks = {}
+    k = first
+    while k < whole:
         c = k // J.ROWS_PER_CHUNK
-        out[c] = out.get(c, b"") + J.encode_row(IDENT, k, *J.row_of(g, k))
-    return out
+        end = (c + 1) * J.ROWS_PER_CHUNK
+        chunks[c] = J.encode_chunk(IDENT, g, k, end)
+        k = end
+    rec = J.decode_state(J.encode_state(1, IDENT, n, [3], g, max(k, first)))
+    return chunks, rec[4], rec[5]
 
 
 class Gather(unittest.TestCase):
-    def test_rows_from_the_base_log_and_the_chunks(self):
+    def test_rows_from_the_base_log_the_chunks_and_the_record(self):
         g, t, u = running(30)
         full = flat_log(g)
         base = full[: 3 * 11]  # game.json held the first 11 half-moves
-        self.assertEqual(J.gather(IDENT, 11, 11, 30, chunks_of(g, 11), base), full)
-        self.assertEqual(J.gather(IDENT, 0, 0, 30, chunks_of(g, 0), None), full)
-        self.assertIsNone(J.gather(IDENT, 11, 11, 30, chunks_of(g, 11), None))
-        self.assertEqual(J.gather(IDENT, 11, 11, 20, chunks_of(g, 11), base), full[: 3 * 20])
+        ch, first, rows = journal_of(g, 11)
+        self.assertEqual((sorted(ch), first, len(rows)), ([1, 2], 24, 6))
+        self.assertEqual(J.gather(IDENT, 11, 30, first, rows, ch, base), full)
+        ch0, first0, rows0 = journal_of(g, 0)
+        self.assertEqual(J.gather(IDENT, 0, 30, first0, rows0, ch0, None), full)
+        self.assertIsNone(J.gather(IDENT, 11, 30, first, rows, ch, None))
+        self.assertEqual(list(J.chunks_for(11, 30, first)), [1, 2])
 
-    def test_a_missing_row_is_no_log(self):
+    def test_a_missing_chunk_is_no_log(self):
         g, t, u = running(30)
-        ch = chunks_of(g, 0)
-        ch[2] = ch[2][: 3 * J.ROW_BYTES]  # rows 19..23 lost
-        self.assertIsNone(J.gather(IDENT, 0, 0, 30, ch, None))
-        self.assertEqual(J.gather(IDENT, 0, 0, 19, ch, None), flat_log(g)[: 3 * 19])
-        del ch[3]
-        self.assertIsNone(J.gather(IDENT, 0, 0, 30, ch, None))
+        ch, first, rows = journal_of(g, 0)
+        ch[2] = ch[2][:-1]  # torn
+        self.assertIsNone(J.gather(IDENT, 0, 30, first, rows, ch, None))
+        del ch[2]
+        self.assertIsNone(J.gather(IDENT, 0, 30, first, rows, ch, None))
 
     def test_the_ring_keeps_the_newest_rows(self):
         g, t, u = running(E.LOG_CAPACITY + 50)
         n = g.log_count
-        self.assertEqual(list(J.chunks_for(0, n)), list(range(50 // 8, (n - 1) // 8 + 1)))
-        self.assertEqual(J.gather(IDENT, 0, 48, n, chunks_of(g, 48), None), flat_log(g))
-        self.assertIsNone(
-            J.gather(IDENT, 0, 60, n, chunks_of(g, 60), None)
-        )  # 50..59 never written
+        ch, first, rows = journal_of(g, 48)
+        self.assertEqual(list(J.chunks_for(0, n, first)), list(range(50 // 8, first // 8)))
+        self.assertEqual(J.gather(IDENT, 0, n, first, rows, ch, None), flat_log(g))
+        ch, first, rows = journal_of(g, 60)  # 50..59 never written
+        self.assertIsNone(J.gather(IDENT, 0, n, first, rows, ch, None))
 
 
 class SnapshotAt(unittest.TestCase):
