@@ -1,4 +1,4 @@
-"""Owns the journal's files in /journal: writing the running game's records while a clock
+"""Owns the journal's files in /journal.d: writing the running game's records while a clock
 runs, reading back the newest whole one at power-up, retiring them once the game is saved
 by a pause, a flag or its record. Shell module: file I/O through an os-like `fs`; the
 format and the recovery rules are journal.py's.
@@ -25,7 +25,9 @@ import journal as J
 import settings as settings_mod
 import storage
 
-DIR = "journal"
+# Not a bare name: MicroPython's import takes a directory on sys.path ("" is the flash's
+# root) as a package of that name, so a folder "journal" would hide journal.mpy at boot.
+DIR = "journal.d"
 HEAD = "h"
 _SLOTS = ("s0", "s1")
 

@@ -24,6 +24,7 @@ US = 1000
 TICKS = 1 << 30  # ticks_us wraps here on the rp2 port
 BULLET_1_0 = 8
 BOOT_MS = 1_000
+RESUME_BOOT_MS = 3_000  # a power-up that reads the journal back
 
 
 @pytest.mark.parametrize("seed", [7, 31])
@@ -48,10 +49,15 @@ def test_a_cut_mid_game_resumes_every_move_exact_to_the_us(seed):
         tr = s.trace()
         assert tr.protocol_errors == [] and tr.emulator_errors == [] and tr.reset is None
         during = [op for op in tr.flash_ops if op[0] >= tr.edges[0][0]]
+        before = s.save_flash()
+        held = {
+            n: chip.read_file(before, n) for n in ("journal.d/h", "journal.d/s0", "journal.d/s1")
+        }
         s.power_cycle()  # the cut: a new board from the flash as it is
-        s.run_to(BOOT_MS)
+        s.run_to(RESUME_BOOT_MS)
         tr2 = s.trace()
-        assert (tr2.shown_at(0, tr2.now_ns)[0], tr2.shown_at(1, tr2.now_ns)[0]) == ("rE5 ", " yE5")
+        shown = (tr2.shown_at(0, tr2.now_ns)[0], tr2.shown_at(1, tr2.now_ns)[0])
+        assert shown == ("rE5 ", " yE5"), (shown, held, len(during), tr2.serial[-1500:])
         s.tap("play")  # yes: the game comes back paused, game.json takes it
         s.run_ms(1_500)
         saved = json.loads(chip.read_file(s.save_flash(), "game.json"))

@@ -299,7 +299,7 @@ def test_buttons_mashed_during_a_running_game_change_nothing(clock, tmp_path):
     assert (g.state, g.running, g.moves[0], g.moves[1]) == (1, 1, 0, 0)
     assert clock.app.ui.screen == 0 and clock.app.ui.settings == settings
     # nothing but the running game's journal is written (no settings, no game.json)
-    assert [f for f in files(tmp_path) if not f.startswith("journal/")] == []
+    assert [f for f in files(tmp_path) if not f.startswith("journal.d/")] == []
     assert clock.leds() == (0, 1)
     clock.run_ms(5_000)
     used = (clock.vt.us - t0) // 1000
@@ -374,7 +374,7 @@ def test_custom_editor(clock, tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert clock.displays() == ((" 605", True), (" 605", True))
-    assert not [f for f in files(tmp_path) if f.startswith("journal/")]
+    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
 
 
 def test_settings_menu_saves_and_survives_a_power_cycle(clock, tmp_path):

@@ -77,7 +77,7 @@ def test_a_cut_at_a_seeded_instant_resumes_as_of_the_newest_record(tmp_path, see
     assert g.snapshot() == old.snapshot_at(at_ms, at_us)  # times to the us, counters...
     assert g.log_count == old.log_count
     assert log_flat(g) == log_flat(old)
-    assert not [f for f in files(tmp_path) if f.startswith("journal/s")]  # taken in
+    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # taken in
 
 
 def test_a_cut_just_after_the_press_that_passes_the_time_control(tmp_path):
@@ -127,7 +127,7 @@ def test_a_cut_after_a_flag_offers_the_fallen_flag(tmp_path):
     clock.press("right")
     clock.run_ms(310_000)  # the left's 5 min + 3 s run out: both clocks freeze
     assert game(clock).state == E.FLAGGED
-    assert not [f for f in files(tmp_path) if f.startswith("journal/s")]  # retired
+    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # retired
     power_cycle(clock)
     assert texts(clock) == ("rE5 ", " yE5")
     tap(clock, "play")
@@ -144,7 +144,20 @@ def test_declining_the_journals_game_forgets_it(tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert game(clock).state == E.READY
-    assert not [f for f in files(tmp_path) if f.startswith("journal/")]
+    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
     assert "game.json" not in files(tmp_path)
     power_cycle(clock)
     assert game(clock).state == E.READY and clock.app.ui.screen == 0
+
+
+def test_no_folder_the_firmware_makes_hides_a_module():
+    """MicroPython imports a directory on sys.path ("" is the flash's root) as a package:
+    a folder named like a firmware module would hide that module at the next boot."""
+    import gamelog
+    import journal_files
+
+    from harness.firmware import FIRMWARE
+
+    modules = {p.stem for p in FIRMWARE.glob("*.py")}
+    for folder in (gamelog.GAMES_DIR, journal_files.DIR):
+        assert folder not in modules, folder

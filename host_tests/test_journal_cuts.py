@@ -110,7 +110,7 @@ class Offered:
         assert got in self.states, (k, got[0], [s[0] for s in self.states if s != READY])
         self.seen.add(self.states.index(got))
         # accepted: game.json holds it, the journal is retired
-        assert not [p for p in fs.files if p.startswith("/journal/s")], k
+        assert not [p for p in fs.files if p.startswith("/journal.d/s")], k
 
 
 def dry(model, *steps):
@@ -278,11 +278,11 @@ def test_a_journal_of_a_recorded_game_is_not_offered(monkeypatch):
     monkeypatch.setattr(app, "_journal_retire", lambda: None)
     p.resume()
     JPlay(app, p.t).record()
-    assert "/journal/s1" in fs.files or "/journal/s0" in fs.files
+    assert "/journal.d/s1" in fs.files or "/journal.d/s0" in fs.files
     p.t += 20
     p.pause().dead_position()
     assert len(records(fs)) == 1
-    assert [k for k in fs.files if k.startswith("/journal/s")]
+    assert [k for k in fs.files if k.startswith("/journal.d/s")]
     app = boot(fs.reboot())
     assert app.ui.screen != U.S_RESUME
-    assert not [k for k in app.fs.files if k.startswith("/journal/s")]
+    assert not [k for k in app.fs.files if k.startswith("/journal.d/s")]
