@@ -3,8 +3,10 @@
 Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
 order, polling the buttons, rendering to the displays (written only when their bytes
 change), the LEDs, the buzzer, the battery reading, the watchdog, and every file write the
-UI asks for. Files are never written while a clock runs (a flash erase stalls the RP2040 for
-tens of ms): the UI only asks while the clock is stopped.
+UI asks for. The UI asks for writes only while the clocks are stopped (a flash erase stalls
+the RP2040 for tens of ms); while a clock runs only the journal writes (journal_files.py: a
+record after each press, once its LEDs and frames are out, and every JOURNAL_MS), one small
+littlefs commit each.
 
 The loop sleeps until something can change, then does only what is due (`wake`):
 - a lever or button edge: its hard IRQ rings the board's doorbell, which ends the sleep at
@@ -37,7 +39,8 @@ A lever press sets the LEDs as soon as it is drained, before anything else it ca
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count, so a fault that repeats does not wear the flash) and the loop goes on (the
 displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
-hung loop, and the game saved at the last pause is offered again at power-up.
+hung loop, and the game (as of its journal's last record, or saved at the last pause) is
+offered again at power-up.
 
 USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
 ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
@@ -50,7 +53,9 @@ KeyboardInterrupt that gets in anyway (pending before the loop set kbd_intr(-1))
 ignored during a game and counted in `interrupts`; elsewhere it hands over the same way.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
-its docstring has the protocol); boot_files() settles at power-up what a cut left behind.
+its docstring has the protocol), the running game through the journal (journal.py);
+boot_files() settles at power-up what a cut left behind, the journal first
+(_journal_boot: its game is offered when it is newer than game.json).
 """
 
 import gc
@@ -511,7 +516,7 @@ class App:
         if req & ui_mod.REQ_RESUMED:
             self._resumed(now)
         if g.state == E.RUNNING:
-            return  # never write flash while a clock runs
+            return  # no file the UI asks for while a clock runs (the journal is the shell's)
         if req & ui_mod.REQ_SAVE_SETTINGS:
             if not settings_mod.save(self.root, ui.settings, self.fs):
                 ui.show_message(b"SAVE", b"Err ", now)
