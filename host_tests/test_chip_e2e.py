@@ -33,6 +33,7 @@ BLITZ_5_3 = 5
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
 BOOT_MS = 1_000
+RESUME_BOOT_MS = 3_000  # a power-up that finds a saved game (and looks at the journal)
 LED_LEFT, LED_RIGHT = chip.LED_PINS
 
 
@@ -157,7 +158,7 @@ def test_pause_power_loss_and_resume(clock):
     assert chip.read_file(flash, "journal.d/s1") is None
 
     clock.power_cycle()
-    clock.run_to(BOOT_MS)
+    clock.run_to(RESUME_BOOT_MS)
     tr = clock.trace()
     clean(tr)
     assert displays(tr, tr.now_ns) == (("rE5 ", False), (" yE5", False))  # resume? yes

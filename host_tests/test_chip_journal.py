@@ -58,6 +58,8 @@ def test_a_cut_mid_game_resumes_every_move_exact_to_the_us(seed):
         tr2 = s.trace()
         shown = (tr2.shown_at(0, tr2.now_ns)[0], tr2.shown_at(1, tr2.now_ns)[0])
         assert shown == ("rE5 ", " yE5"), (shown, held, len(during), tr2.serial[-1500:])
+        offer_ns = min(lit.t for lit in tr2.lit(0) if lit.text == "rE5 ")
+        print("the offer is on the left display %.1f ms after the power-up" % (offer_ns / MS))
         s.tap("play")  # yes: the game comes back paused, game.json takes it
         s.run_ms(1_500)
         saved = json.loads(chip.read_file(s.save_flash(), "game.json"))
@@ -83,10 +85,11 @@ def test_a_cut_mid_game_resumes_every_move_exact_to_the_us(seed):
     assert snap[2] == 1 - presses[-1]
     assert snap[14] + snap[15] == moves
     assert saved["n"] == moves
-    log = saved["log"]
-    assert len(log) == moves
-    for k, row in enumerate(log):
-        assert abs(row[1] * US - used[k]) <= 500, (k, row, used[k])
+    log = saved["log"]  # three ints a half-move: packed, used ms, left ms
+    assert len(log) == 3 * moves
+    for k in range(moves):
+        assert log[3 * k] & 1 == stamps[k + 1][0]  # the side that moved
+        assert abs(log[3 * k + 1] * US - used[k]) <= 500, (k, log[3 * k + 1], used[k])
     # the journal wrote while the clocks ran, after each press's LEDs: no flash op between
     # an edge and the LED change that answers it
     led_changes = [t for t, _g, _lvl in tr.leds]
