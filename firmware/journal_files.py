@@ -43,7 +43,6 @@ class Journal:
         self.ident = 0
         self.seq = 0  # the last record's sequence number
         self.rows = -1  # half-moves on the flash (the log's count they cover); -1: stopped
-        self.records = 0  # state records written since boot (the bench counts them)
 
     def path(self, name):
         return storage.join(self.dir, name)
@@ -104,7 +103,6 @@ class Journal:
             self._put(
                 _SLOTS[self.seq & 1], J.encode_state(self.seq, self.ident, count, snap, game, k)
             )
-            self.records += 1
         except OSError:
             self.rows = -1
             raise

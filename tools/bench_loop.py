@@ -90,7 +90,7 @@ def journal_record_bytes(app, board, clock):
         used = gc.mem_alloc() - before
         if used > worst:
             worst = used
-    records = app.journal.records
+    records = app.journal.seq  # the records of this journal
     app.journaling = False
     app.journal.clear()
     return worst, records
