@@ -21,17 +21,14 @@ after the other: its docstring lists them):
 A wakeup that finds nothing due costs a few calls: nothing is polled, drained or rendered.
 
 Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropython-async's
-ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
-timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
-and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The sleep ends at the
-raw `ticks_us()` instant of the next due ms (`Doorbell.wait_until`), computed from a clock
-reading taken at the end of the wakeup, so a wakeup's own length is not slept (a render
-wakeup lasts milliseconds on the chip: counted from its start, every change came that much
-late). A PIO state machine counts the µs to that instant and its interrupt ends the sleep
-(alarm_pio.py, doorbell.py), so the loop wakes within 0.2 ms after the due instant, never
-before, and a change is written that plus the work before its frame after its exact
-instant (a poll timeout of whole ms from a ms reading would be 1-2 ms late).
+ThreadSafeFlag does it. No timer or scheduler: the WFE inside `poll` sleeps the core, any
+interrupt wakes it (a one-shot `machine.Timer` would add a soft-IRQ callback and a re-arm
+per wakeup; `machine.idle()` wakes every 1 ms on the rp2 port). The sleep ends at the raw
+`ticks_us()` instant of the next due ms (`Doorbell.wait_until`), from a clock reading taken
+at the end of the wakeup, so a wakeup's own length (ms on the chip for a render) is not
+slept. A PIO state machine counts the µs to that instant and its interrupt ends the sleep
+(alarm_pio.py), so the loop wakes within 0.2 ms after the due instant, never before (a poll
+timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
@@ -39,10 +36,9 @@ still: the lever's IRQ lights them for the lever that `mover` names (pio_levers.
 the end of each wakeup; the drain then sets them from the game.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
-their count, so a fault that repeats does not wear the flash) and the loop goes on (the
-displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
-hung loop, and the game (as of its journal's last record, or saved at the last pause) is
-offered again at power-up.
+their count: a fault that repeats does not wear the flash) and the loop goes on (the next
+wakeup polls and redraws everything); the watchdog resets a hung loop, and the game (as of
+its journal's last record, or saved at the last pause) is offered again at power-up.
 
 USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
 ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
@@ -265,9 +261,8 @@ class App:
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
         # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
-        jr = self.journal
-        if jr.press or 0 <= jr.due <= now:
-            jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+        if self.journal.press or 0 <= self.journal.due <= now:
+            self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
         # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
