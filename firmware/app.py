@@ -3,9 +3,9 @@
 Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
 order, polling the buttons, rendering to the displays (written only when their bytes
 change), the LEDs, the buzzer, the battery reading, the watchdog and the hand-over to a USB
-host. The file writes the UI asks for, the power-up's repair and the resume are appfiles.py's.
-Files are never written while a clock runs (a flash erase stalls the RP2040 for tens of ms):
-the UI only asks while the clock is stopped.
+host. The file writes the UI asks for, the power-up's repair and the resume are appfiles.py's,
+only while the clocks are stopped (a flash erase stalls the RP2040 for tens of ms); while a
+clock runs only the journal writes, at its own step (appjournal.py).
 
 The loop sleeps until something can change, then does only what is due (`wake`, one step
 after the other: its docstring lists them):
@@ -21,17 +21,14 @@ after the other: its docstring lists them):
 A wakeup that finds nothing due costs a few calls: nothing is polled, drained or rendered.
 
 Mechanism, and why: `select.poll` on a doorbell stream (doorbell.py), as micropython-async's
-ThreadSafeFlag does it, with the time to the next due instant as the poll's timeout. No
-timer or scheduler is needed: the WFE inside `poll` sleeps the core, any interrupt wakes it,
-and a one-shot `machine.Timer` would only add a soft-IRQ callback and a re-arm per wakeup.
-`machine.idle()` is not used: on the rp2 port it wakes every 1 ms. The sleep ends at the
-raw `ticks_us()` instant of the next due ms (`Doorbell.wait_until`), computed from a clock
-reading taken at the end of the wakeup, so a wakeup's own length is not slept (a render
-wakeup lasts milliseconds on the chip: counted from its start, every change came that much
-late). A PIO state machine counts the µs to that instant and its interrupt ends the sleep
-(alarm_pio.py, doorbell.py), so the loop wakes within 0.2 ms after the due instant, never
-before, and a change is written that plus the work before its frame after its exact
-instant (a poll timeout of whole ms from a ms reading would be 1-2 ms late).
+ThreadSafeFlag does it. No timer or scheduler: the WFE inside `poll` sleeps the core, any
+interrupt wakes it (a one-shot `machine.Timer` would add a soft-IRQ callback and a re-arm
+per wakeup; `machine.idle()` wakes every 1 ms on the rp2 port). The sleep ends at the raw
+`ticks_us()` instant of the next due ms (`Doorbell.wait_until`), from a clock reading taken
+at the end of the wakeup, so a wakeup's own length (ms on the chip for a render) is not
+slept. A PIO state machine counts the µs to that instant and its interrupt ends the sleep
+(alarm_pio.py), so the loop wakes within 0.2 ms after the due instant, never before (a poll
+timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
@@ -39,9 +36,9 @@ still: the lever's IRQ lights them for the lever that `mover` names (pio_levers.
 the end of each wakeup; the drain then sets them from the game.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
-their count, so a fault that repeats does not wear the flash) and the loop goes on (the
-displays keep the last times; the next wakeup polls and redraws everything); the watchdog resets a
-hung loop, and the game saved at the last pause is offered again at power-up.
+their count: a fault that repeats does not wear the flash) and the loop goes on (the next
+wakeup polls and redraws everything); the watchdog resets a hung loop, and the game (as of
+its journal's last record, or saved at the last pause) is offered again at power-up.
 
 USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
 ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
@@ -55,13 +52,14 @@ ignored during a game and counted in `interrupts`; elsewhere it hands over the s
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol), called by appfiles.py, which also settles at power-up what a
-cut left behind.
+cut left behind, the journal first (appjournal.py).
 """
 
 import os
 import time
 
 import appfiles
+import appjournal
 import battery
 import buzzer as buzzer_mod
 import engine as E
@@ -108,7 +106,8 @@ class App:
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
-        self.files = appfiles.Files(self.ui, root, fs)  # every file write (appfiles.py)
+        self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
+        self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
         self.files.boot(status)
         self.apply_settings()
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
@@ -180,8 +179,9 @@ class App:
         8. the battery, while the game is ready;
         9. the render of what changed;
         10. the save of a game a flag froze, once the flag is on the displays;
-        11. the live feed's lines for what changed (usbguard.py, feed.py);
-        12. the sleep until the next due instant, from a fresh reading.
+        11. the journal's record of the running game, when due (appjournal.py);
+        12. the live feed's lines for what changed (usbguard.py, feed.py);
+        13. the sleep until the next due instant, from a fresh reading.
         A new job gets a method of its own and one line at its step. Allocates nothing
         unless a button event or a file write asks for it."""
         b = self.board
@@ -213,6 +213,7 @@ class App:
             if at >= 0:
                 now = at
                 pressed = True
+                self.journal.press = True
         # 3. Re-arming.
         if rang & 1 or 0 <= self._lever_due <= now:
             self._rearm_levers()
@@ -259,10 +260,13 @@ class App:
         # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
-        # 11. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+        # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
+        if self.journal.press or 0 <= self.journal.due <= now:
+            self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+        # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
-        # 12. Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
         nxt = self._next_due(now, deadline)
@@ -380,7 +384,7 @@ class App:
         self._next_render = 0
 
     def _next_due(self, now, deadline):
-        """Step 12: the earliest due instant (monotonic ms) after a wakeup at `now`; the
+        """Step 13: the earliest due instant (monotonic ms) after a wakeup at `now`; the
         loop sleeps until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
@@ -412,6 +416,7 @@ class App:
         the displays), so a power loss before the arbiter's ruling does not lose the fallen
         flag."""
         now = self.mono.ms
+        self.journal.press = True  # a record of the new period or the fallen flag
         if ev & E.EV_FLAG:
             self.board.buzzer.play(buzzer_mod.FLAG, now)
             if self.ui.game.state == E.FLAGGED:
@@ -498,7 +503,7 @@ class App:
         if req & ui_mod.REQ_RESUMED:
             self.files.resumed(now)
         if self.ui.game.state == E.RUNNING:
-            return  # never write flash while a clock runs
+            return  # no file the UI asks for while a clock runs (the journal is the shell's)
         self.files.write(req, now)
 
     def apply_settings(self):

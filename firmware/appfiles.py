@@ -5,7 +5,9 @@ messages that say what it found, the saved game offered at power-up until it is 
 the file writes the UI asks for (settings, the stopped game, a result recorded exactly once,
 the retry of a record that failed) and errors.log. App calls it only while no clock runs
 (a flash erase stalls the RP2040 for tens of ms) and at power-up; it never reads the time:
-`now` (monotonic ms) is an argument, for the messages it shows.
+`now` (monotonic ms) is an argument, for the messages it shows. The running game's journal
+(appjournal.py) is told of each save, record and resume, and offers its game at power-up
+when it is newer than game.json.
 """
 
 import gc
@@ -26,8 +28,9 @@ _LOG_ERR = (b"LOG ", b"Err ")
 
 
 class Files:
-    def __init__(self, ui, root, fs):
+    def __init__(self, ui, root, fs, journal):
         self.ui = ui
+        self.journal = journal  # appjournal.Journaling
         self.root = root
         self.fs = fs
         self.resume = None  # the saved state offered at power-up, until answered
@@ -41,6 +44,7 @@ class Files:
         ui = self.ui
         gamelog.repair(self.root, self.fs)  # games/*.tmp: renamed into place or removed
         saved = settings_mod.load_game(self.root, self.fs, presets.COUNT)
+        saved = self.journal.boot(saved)  # the journal's game when newer than game.json
         found = archive.NONE
         if saved is not None:
             ui.settings["control"] = saved["control"]
@@ -78,6 +82,8 @@ class Files:
             g.freeze, g.inc_before, g.transition = bool(opts[0]), bool(opts[1]), opts[2]
         if g.restore_log(saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
+        if self.journal.resumed(saved):
+            self.save_game(now)  # game.json takes the journal's game; the journal retires
 
     def write(self, req, now):
         """The file writes of a UI request (the REQ_* bits), while no clock runs."""
@@ -89,6 +95,7 @@ class Files:
             self.log_game(now)  # clears the saved game too (archive.record)
         elif req & ui_mod.REQ_CLEAR_GAME:
             self.resume = None
+            self.journal.forget()
             if not self.unrecorded or self._retry_record(now):
                 settings_mod.clear_game(self.root, self.fs)
         if req & ui_mod.REQ_SAVE_GAME:
@@ -99,8 +106,11 @@ class Files:
         """Save the stopped game (paused or flagged) with its move log for a resume."""
         g = self.ui.game
         if g.state in (E.PAUSED, E.FLAGGED):
+            self.journal.store.stop()
             if not archive.save(self.root, g, self.ui.settings["control"], self.fs):
                 self.ui.show_message(b"SAVE", b"Err ", now)
+                return  # the journal keeps the game as of its last record
+            self.journal.saved(g)
 
     def log_game(self, now):
         """The result is confirmed: record it exactly once (archive.record)."""
@@ -109,6 +119,7 @@ class Files:
         else:
             self.unrecorded = True
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)
+        self.journal.forget()  # the finished game is in game.json or games/
 
     def _retry_record(self, now):
         """A new game replaces one whose record failed (LOG Err): record that one from

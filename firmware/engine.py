@@ -1077,12 +1077,26 @@ class Game:
         paused_us, main_us[0], main_us[1]."""
         if self.state == RUNNING:
             raise ValueError("pause before saving")
+        return self._snap(self.state, self.paused_elapsed, self.paused_us)
+
+    def snapshot_at(self, at, at_us=0):
+        """The snapshot of this game as if paused at the instant at.at_us (ms, us 0..999),
+        without changing it: a running game's move is charged up to that instant (the last
+        event when it is earlier), exactly as pause() would. A stopped game gives
+        snapshot(). For the journal (app.py): call it after tick(at, at_us), so no
+        deadline before the instant is pending. Allocates the list."""
+        if self.state != RUNNING:
+            return self.snapshot()
+        self._elapsed(at, at_us)
+        return self._snap(PAUSED, self._em, self._eu)
+
+    def _snap(self, state, paused_ms, paused_us):
         snap = [
             SNAPSHOT_VERSION,
-            self.state,
+            state,
             self.running,
             self.white,
-            self.paused_elapsed,
+            paused_ms,
             self.first_flag,
             self.first_passed,
             self.override_bonus,
@@ -1094,7 +1108,7 @@ class Game:
         for arr in self._saved_pairs():
             snap.append(arr[0])
             snap.append(arr[1])
-        snap.append(self.paused_us)
+        snap.append(paused_us)
         snap.append(self.main_us[0])
         snap.append(self.main_us[1])
         return snap

@@ -33,6 +33,7 @@ BLITZ_5_3 = 5
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
 BOOT_MS = 1_000
+RESUME_BOOT_MS = 3_000  # a power-up that finds a saved game (and looks at the journal)
 LED_LEFT, LED_RIGHT = chip.LED_PINS
 
 
@@ -144,15 +145,20 @@ def test_pause_power_loss_and_resume(clock):
     tr = clock.trace()
     clean(tr)
     before = displays(tr, tr.now_ns)
-    # No flash write while a clock ran; the pause saved the game.
-    assert not [t for t, *_ in tr.flash_ops if started * MS <= t < paused * MS]
+    # While a clock ran only the journal wrote (files in /journal.d, after each press's LEDs:
+    # test_chip_journal.py); the pause saved the game.
+    assert [t for t, *_ in tr.flash_ops if started * MS <= t < paused * MS]
     assert [t for t, *_ in tr.flash_ops if t > paused * MS]
     clock.run_ms(500)  # the save's last writes (a block erase takes tens of ms)
-    saved = json.loads(chip.read_file(clock.save_flash(), "game.json"))
+    flash = clock.save_flash()
+    saved = json.loads(chip.read_file(flash, "game.json"))
     assert saved["control"] == {"preset": BLITZ_5_3}
+    # the journal retired once game.json held the paused game
+    assert chip.read_file(flash, "journal.d/s0") is None
+    assert chip.read_file(flash, "journal.d/s1") is None
 
     clock.power_cycle()
-    clock.run_to(BOOT_MS)
+    clock.run_to(RESUME_BOOT_MS)
     tr = clock.trace()
     clean(tr)
     assert displays(tr, tr.now_ns) == (("rE5 ", False), (" yE5", False))  # resume? yes

@@ -298,7 +298,8 @@ def test_buttons_mashed_during_a_running_game_change_nothing(clock, tmp_path):
     g = game(clock)
     assert (g.state, g.running, g.moves[0], g.moves[1]) == (1, 1, 0, 0)
     assert clock.app.ui.screen == 0 and clock.app.ui.settings == settings
-    assert files(tmp_path) == []
+    # nothing but the running game's journal is written (no settings, no game.json)
+    assert [f for f in files(tmp_path) if not f.startswith("journal.d/")] == []
     assert clock.leds() == (0, 1)
     clock.run_ms(5_000)
     used = (clock.vt.us - t0) // 1000
@@ -366,9 +367,14 @@ def test_custom_editor(clock, tmp_path):
     think(clock, 9_000)
     clock.press("left")
     assert clock.display(0) == (" 601", True)
-    # It survives a power cycle (no game was saved: the clock ran, so it starts afresh).
+    # It survives a power cycle: the running game's journal is offered; declined, a fresh
+    # game of the custom control.
     power_cycle(clock)
+    assert texts(clock) == ("rE5 ", " yE5")
+    tap(clock, "plus")
+    tap(clock, "play")
     assert clock.displays() == ((" 605", True), (" 605", True))
+    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
 
 
 def test_settings_menu_saves_and_survives_a_power_cycle(clock, tmp_path):

@@ -55,6 +55,7 @@ EXPECTED = (
     ),
     "loop_locked",
     "loop_bytes",
+    "journal_bytes",
     "lever_lag",
     *("%s_%s" % (sc, fig) for sc in SCENARIOS for fig in ("wakeups", "frames", "work", "lag")),
     "flag_lag",

@@ -64,6 +64,38 @@ def scenario(name, label, app, board, clock, preset, lead_ms, play_ms, target, r
     )
 
 
+def journal_record_bytes(app, board, clock):
+    """The most one journal record allocates (Journaling.record: the record's bytes, the file
+    objects, the snapshot list), over 24 press records of a fresh game (a chunk's write
+    every 8th) and 3 periodic ones, each in a wakeup with room before the next change."""
+    jr = app.journal
+    jr.enabled = True
+    fresh(app, board, clock, RAPID_15)
+    g = app.ui.game
+    worst = 0
+    for i in range(27):
+        clock.advance(1_300_000)
+        app.safe_wake()
+        if i < 24:
+            board.lever_pins[g.running].fire()
+            board.lever_pins[g.running].release()
+            clock.advance(1_000)
+            app.safe_wake()
+        now = app.mono.ms
+        gc.collect()
+        before = gc.mem_alloc()
+        jr.press = i < 24
+        jr.due = -1 if i < 24 else 0
+        jr.record(now, now, 0, -1, -1, None)
+        used = gc.mem_alloc() - before
+        if used > worst:
+            worst = used
+    records = jr.store.seq  # the records of this journal
+    jr.enabled = False
+    jr.store.clear()
+    return worst, records
+
+
 def bench_app(n, app, board, clock):
     ui = app.ui
     if ui.game.state != E.READY or ui.screen != ui_mod.S_GAME:
@@ -200,6 +232,17 @@ def bench_app(n, app, board, clock):
         "the loop: bytes allocated",
         "gc.mem_alloc() delta over the same 60 s",
         0,
+    )
+
+    # The journal's record (off in the heap_lock runs above): what one allocates.
+    worst, records = journal_record_bytes(app, board, clock)
+    emit(
+        "journal_bytes",
+        worst,
+        "B",
+        "journal: bytes a record allocates",
+        "the most gc.mem_alloc() grew over one Journaling.record, of %d (24 press "
+        "records, a chunk every 8th, 3 periodic)" % records,
     )
 
     # Lever presses through the bell: scheduling lag from the edge to its wakeup.
