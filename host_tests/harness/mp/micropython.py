@@ -42,6 +42,9 @@ def viper(func):
     return func
 
 
+# The heap's lock depth. CPython cannot refuse an allocation, so the host tests look at the
+# depth instead (where the firmware holds the lock); like MicroPython's gc_unlock, an unlock
+# without its lock is not refused: the depth goes negative, which those tests catch.
 _heap_locked = 0
 
 
@@ -52,7 +55,12 @@ def heap_lock():
 
 def heap_unlock():
     global _heap_locked
-    _heap_locked = max(0, _heap_locked - 1)
+    _heap_locked -= 1
+    return _heap_locked
+
+
+def heap_locked():
+    """Host API (MicroPython has it only with MICROPY_PY_MICROPYTHON_HEAP_LOCKED): the depth."""
     return _heap_locked
 
 
