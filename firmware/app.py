@@ -99,6 +99,7 @@ class App:
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
+        self._sound = None  # an engine event's sound, started by the render that shows it
         self._leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
@@ -367,7 +368,7 @@ class App:
     def _tick(self, drained, drained_us):
         """Step 4: the engine ticked to the reading before the drain (a flag or a period's
         end falls at its exact us). True when that was an event (its sound is started)."""
-        ev = self.ui.game.tick(drained, drained_us)
+        ev = self.ui.game.tick_due(drained, drained_us)  # step 4 found the deadline due
         if ev:
             self._events(ev)
             return True
@@ -460,26 +461,27 @@ class App:
         return nxt
 
     def _events(self, ev):
-        """Sound for engine events (a refused first press: the error sound); a flag that
+        """Sound for engine events (a refused first press: the error sound), started by the
+        render that shows the event, right after its frames (both within the chip's 3 ms of
+        the instant; the displays first, as a flag is judged by what the clock shows); a flag that
         froze both clocks is saved in the same wakeup, right after the render (the clocks
         are stopped, so the flash write stalls no clock, but it would hold back the flag on
         the displays), so a power loss before the arbiter's ruling does not lose the fallen
         flag."""
-        now = self.mono.ms
         self.journal.press = True  # a record of the new period or the fallen flag
         if ev & E.EV_FLAG:
-            self.board.buzzer.play(buzzer_mod.FLAG, now)
+            self._sound = buzzer_mod.FLAG
             if self.ui.game.state == E.FLAGGED:
                 self._save_flag = True
         elif ev & E.EV_PERIOD:
-            self.board.buzzer.play(buzzer_mod.MOVES_DONE, now)
+            self._sound = buzzer_mod.MOVES_DONE
         elif ev & E.EV_REFUSED:  # a first press from White's side under draw odds
-            self.board.buzzer.play(buzzer_mod.ERROR, now)
+            self._sound = buzzer_mod.ERROR
 
     def render(self, now):
         """Draw the UI for `now` (LEDs first: after a press they are the quickest sign),
         note when it next changes, and sound the low-time alerts, which fall on instants the
-        running side's text changes."""
+        running side's text changes, and an engine event's sound (`_events`)."""
         b = self.board
         ui = self.ui
         ui.render(now)
@@ -495,11 +497,19 @@ class App:
         displays[0].show(segs[0])
         segments.encode_ascii(segs[1], text[1], colon[1])
         displays[1].show(segs[1])
-        self._next_render = ui.next_change(now)
-        alert = ui.alerts(now)
-        if alert:
-            pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
-            b.buzzer.play(pattern, now)
+        if b.levers.pending():
+            # A lever edge since the drain: its wakeup comes at once and renders again, so
+            # the next change and the alerts (kept by the UI until seen) are left to it.
+            self._next_render = now
+        else:
+            self._next_render = ui.next_change(now)
+            alert = ui.alerts(now)
+            if alert:
+                pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
+                b.buzzer.play(pattern, now)
+        if self._sound is not None:  # an engine event's sound: after its frames, over alerts
+            b.buzzer.play(self._sound, now)
+            self._sound = None
 
     # ------------------------------------------------------ the monotonic count, USB
     def _can_rebase(self, now):

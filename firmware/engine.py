@@ -551,9 +551,11 @@ class Game:
         d = self.deadline()  # rounded up: a deadline after now + 1 cannot be due
         if d < 0 or d > now + 1 or (d == now + 1 and not now_us):
             return 0
-        return self._tick_to(now, now_us)
+        return self.tick_due(now, now_us)
 
-    def _tick_to(self, at, at_us):
+    def tick_due(self, at, at_us):
+        """tick(at, at_us) for a caller that has just found deadline() at or before at + 1
+        (the shell's flag wakeup): the same events, without a second look at the deadline."""
         events = 0
         while self.state == RUNNING:
             if self._deadline() < 0:
@@ -662,7 +664,7 @@ class Game:
             return EV_START
         if self.state != RUNNING:
             return 0
-        events = self._tick_to(at, at_us)
+        events = self.tick_due(at, at_us)
         if self.state != RUNNING or side != self.running:
             return events
         self._elapsed(at, at_us)
@@ -840,7 +842,7 @@ class Game:
         if not self._later(at, 0):
             at = self.last_event
             at_us = self.last_us
-        self._tick_to(at, at_us)
+        self.tick_due(at, at_us)
         if self.state != RUNNING:
             return ERR_STATE
         self._elapsed(at, at_us)
