@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import machine
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from test_firmware_e2e import BATTERY_ADC
 
@@ -128,6 +128,22 @@ def boot(flash, control, options, start_before_wrap_us, battery_v):
     battery_v=st.sampled_from((4.2, 3.4)),
     start_game=st.booleans(),
     steps=st.lists(STEP, max_size=10),
+)
+@example(  # presses dropped by a menu (SET) opening: the recorder counts each lever's ring
+    control={"custom": {"mode": 0, "periods": [[0, 0, 3, 3]]}},
+    options=(False, True, False, 0),
+    start_before_wrap_us=0,
+    battery_v=4.2,
+    start_game=True,
+    steps=[
+        ("lever", 0, 2386, 1, (), ()),
+        ("button", "minus", 465, 5),
+        ("lever", 0, 0, 1, (), ()),
+        ("lever", 0, 0, 1, (), ()),
+        ("button", "set", 0, 40),
+        ("wait", 29),
+        ("lever", 0, 0, 1, (), ()),
+    ],
 )
 def test_loop_invariants_under_random_play(
     control, options, start_before_wrap_us, battery_v, start_game, steps

@@ -30,6 +30,10 @@
 
 import { RP2040, USBCDC, GPIOPinState, BasePeripheral, LogLevel } from 'rp2040js';
 
+// System cycles a run of counting loops stops short of the next alarm (then stepped one
+// instruction at a time), and the least run worth skipping.
+const FF_MARGIN = 1024;
+
 export const CYCLE_NS = 8; // 125 MHz
 export const FLASH_BYTES = 2 * 1024 * 1024;
 const SECTOR_BYTES = 4096;
@@ -255,6 +259,19 @@ export class Board {
         // keep their exact times); when none can move (all stalled on a wait or a FIFO),
         // time jumps to the next alarm as usual: only an alarm or the core frees them.
         if (this._pioRunning()) {
+          // Every running machine only counting in a loop (the levers' armed look, the
+          // alarm's countdown) or stalled: skip ahead in one go, up to FF_MARGIN cycles
+          // before the next alarm or the end of a countdown; the last stretch is stepped
+          // instruction by instruction as below, so every edge keeps its exact time.
+          const ahead = Math.min(
+            Math.floor((next - clock.nanos) / CYCLE_NS),
+            this._pioCountingOnly(),
+          ) - FF_MARGIN;
+          if (ahead > FF_MARGIN) {
+            clock.tick(ahead * CYCLE_NS); // no alarm falls before `next`
+            this._stepPio(ahead);
+            continue;
+          }
           const due = this._pioDueCycles();
           if (due >= 0) {
             next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
@@ -304,6 +321,72 @@ export class Board {
     return due;
   }
 
+  /** System cycles every running machine can be skipped ahead by (_stepPio skips their
+   *  loops' passes): -1 when one is neither stalled nor in a counting loop, else the
+   *  cycles until the first countdown ends (Infinity: none counts down). */
+  _pioCountingOnly() {
+    let most = Infinity;
+    for (const pio of this.mcu.pio) {
+      if (pio.stopped) continue;
+      for (const m of pio.machines) {
+        if (!m.enabled || m.stalled) continue;
+        const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
+        const spin = this._spinLeft(m);
+        if (spin > 0) {
+          most = Math.min(most, Math.floor((m.cycles + spin - m.pioClock) * div));
+        } else if (this._loopOf(m) === null) {
+          return -1;
+        }
+      }
+    }
+    return most;
+  }
+
+  /** [PIO cycles, X decrements] of one pass of the loop machine m runs from its PC when
+   *  that loop is made only of `jmp`s with no delay or side-set: unconditional ones, `jmp
+   *  x--` to the next instruction (taken or not, the same path: X only counts) and `jmp
+   *  pin` (its path fixed while the pin keeps its level: no pin changes before the run
+   *  loop's next alarm). null when it is anything else. */
+  _loopOf(m) {
+    if (m.waiting || m.execValid) return null;
+    const ins = m.pio.instructions;
+    const top = m.wrapTop;
+    const bottom = m.wrapBottom;
+    const jp = m.jmpPin;
+    const gpio = this.mcu.gpio;
+    const level = jp < gpio.length ? gpio[jp].inputValue : false;
+    let pc = m.pc;
+    let dx = 0;
+    for (let n = 1; n <= 8; n++) {
+      const op = ins[pc];
+      if (op >>> 13 !== 0 || (op >> 8) & 0x1f) return null;
+      const cond = (op >> 5) & 7;
+      const target = op & 0x1f;
+      const next = pc === top ? bottom : (pc + 1) & 0x1f;
+      if (cond === 0) pc = target;
+      else if (cond === 0b010 && target === next) {
+        dx++;
+        pc = next;
+      } else if (cond === 0b110) pc = level ? target : next;
+      else return null;
+      if (pc === m.pc) return [n, dx];
+    }
+    return null;
+  }
+
+  /** PIO cycles machine m will spend in a countdown loop before it can do anything else:
+   *  at `jmp x--` to its own address, with no delay or side-set, it only decrements X, one
+   *  cycle a step, while X is not 0 (the loop alarm_pio.py counts µs with). 0 otherwise.
+   *  Those steps are skipped in one go (_stepPio): the same registers, cycles and pins as
+   *  stepping them, without a JavaScript call per µs of a sleep. */
+  _spinLeft(m) {
+    if (m.waiting || m.execValid || m.x === 0) return 0;
+    const op = m.pio.instructions[m.pc];
+    if (op >>> 13 !== 0 || ((op >> 5) & 7) !== 0b010 || (op & 0x1f) !== m.pc) return 0;
+    if ((op >> 8) & 0x1f) return 0;
+    return m.x >>> 0;
+  }
+
   /** Run every enabled state machine for `cycles` system clock cycles. */
   _stepPio(cycles) {
     for (const pio of this.mcu.pio) {
@@ -317,6 +400,24 @@ export class Board {
           m.cycles = Math.ceil(m.pioClock - 1); // a stall earns no burst: it tries once now
         }
         while (m.cycles < m.pioClock) {
+          const budget = Math.floor(m.pioClock - m.cycles);
+          if (budget >= FF_MARGIN) {
+            const spin = Math.min(this._spinLeft(m), budget);
+            if (spin > 0) {
+              m.x = (m.x - spin) >>> 0;
+              m.cycles += spin;
+              m.stalled = false;
+              continue;
+            }
+            const loop = this._loopOf(m);
+            const passes = loop === null ? 0 : Math.floor(budget / loop[0]);
+            if (passes > 0) {
+              m.x = (m.x - passes * loop[1]) >>> 0;
+              m.cycles += passes * loop[0];
+              m.stalled = false;
+              continue;
+            }
+          }
           const before = m.cycles;
           m.step();
           m.stalled = m.cycles === before; // a wait or a FIFO holds it
