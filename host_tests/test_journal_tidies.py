@@ -237,3 +237,61 @@ def test_a_cut_inside_a_tidy_offers_the_presss_record_or_the_tidys(model):
     flash = lambda m: flash_with(m, lambda p: None)  # noqa: E731
     assert sweep(model, flash, prelude, sequence, check) > 10
     assert check.seen == {0, 1}
+
+
+# ------------------------------------------------------------------ on the simulated board
+RAPID_25_10 = 2  # presets.py
+
+
+def test_on_the_board_the_compactions_fall_in_tidies_after_the_presses_wakeups(tmp_path):
+    """The real firmware's loop (main.py on the simulated board), the journal's folder timed
+    as littlefs's metadata pair on the chip: the presses' wakeups write their own record
+    only, the tidies come TIDY_AFTER_MS after the press at the soonest, in other wakeups,
+    and they take the compactions. Moves 1.1-3.7 s apart and no long think (a periodic
+    record would take some compactions without any tidy)."""
+    import machine
+    from test_firmware_e2e import PRESS_MS, choose_preset, power_on
+
+    from harness.fakefs import TimedOS, os_sizes
+
+    clock = power_on(tmp_path)
+    app = clock.app
+    folder = "./journal.d"  # the App's root is the board's folder, "."
+    pair = MetadataPair(folder, os_sizes(folder), lambda us: machine.advance(us, irq_only=True))
+    app.journal.store.fs = TimedOS(pair)
+    calls = []  # (wakeup, now, press, the compacted flag of each commit)
+    drained = set()  # the wakeups that took a lever's press
+    record = app.journal.record
+    drain = app._drain_levers
+
+    def spy_record(now, *args):
+        k = len(pair.at)
+        press = app.journal.press
+        record(now, *args)
+        calls.append((app.wakeups, now, press, [slow for _, slow in pair.at[k:]]))
+
+    def spy_drain(now):
+        drained.add(app.wakeups)
+        return drain(now)
+
+    app.journal.record = spy_record
+    app._drain_levers = spy_drain
+    choose_preset(clock, RAPID_25_10)
+    for i in range(50):
+        gap = 1_100 + (i * 389) % 2_600
+        clock.press(("left", "right")[i % 2])
+        clock.run_ms(gap - PRESS_MS)
+    presses = [c for c in calls if c[2] and c[3]]  # a press's record waits for room
+    quiet = [c for c in calls if not c[2] and c[3]]
+    assert len(presses) == 50
+    assert max(len(c[3]) for c in presses[1:]) <= 3  # the state, and a chunk (two)
+    assert sum(1 for c in presses if any(c[3])) <= 1  # the blind first one at most
+    assert len(pair.compactions()) >= 4
+    assert sum(1 for c in quiet if any(c[3])) >= len(pair.compactions()) - 1
+    last = None
+    for wakeup, now, press, _made in calls:
+        if press:
+            last = now
+        else:
+            assert wakeup not in drained
+            assert now >= last + 150
