@@ -13,8 +13,9 @@ to back, BURST_GAP_NS apart at most); after each press's edge, the first write i
 press's own record and the later ones until the next press are quiet writes (tidies that
 take a compaction's erase, periodic records). It prints the press's own stall (the flash
 time of its record) as a distribution (median, 95th percentile, worst) and the presses
-whose record erased; the quiet writes, their erases and how long after the press the first
-came; the lever edges that fell inside an erase (the core stalled, interrupts off); the
+whose record erased; the quiet writes, their erases, the longest (its first op to the end
+of its last: the core busy with records and an erase) and how long after the press the
+first came; the lever edges that fell inside an erase (the core stalled, interrupts off); the
 erases and pages of the whole game and the sectors erased most. `--json` also writes the
 rows, the ops and the presses' instants. The emulator is deterministic: the same firmware
 gives the same figures.
@@ -35,8 +36,9 @@ BOOT_MS = 1_000
 ERASE_NS = 45 * MS
 PAGE_NS = 700_000
 # Flash ops this close (ns) after the end of the one before are one write: a record's files
-# with its Python work between them, a tidy's records.
-BURST_GAP_NS = 20 * MS
+# with its Python work between them, a tidy's records (a garbage collection between two of
+# them takes 25 ms); a tidy comes 150 ms after a press's record at the soonest.
+BURST_GAP_NS = 60 * MS
 SIDES = ("left", "right")
 LEVER_GPIOS = (chip.PINS["left"], chip.PINS["right"])
 
@@ -101,6 +103,7 @@ def per_window(ops, starts, end_ns):
                 "quiet": [
                     {
                         "after_ms": (b[0] - t0) / MS,
+                        "span_ms": (b[1] - b[0]) / MS,
                         "ms": summed(b[2]) / MS,
                         "erases": sum(1 for op in b[2] if op[1] == "erase"),
                         "pages": sum(op[3] // 256 for op in b[2] if op[1] == "program"),
@@ -158,6 +161,7 @@ def main():
         "quiet_writes": len(quiet),
         "quiet_writes_with_erase": len(tidies),
         "quiet_erases": sum(q["erases"] for q in quiet),
+        "quiet_longest_span_ms": max((q["span_ms"] for q in quiet), default=0),
         "quiet_first_after_ms": "%s / %s" % (min(first), pct(first, 0.5)) if first else "-",
         "erasing_quiet_after_ms": (
             "%s / %s" % (min(q["after_ms"] for q in tidies), max(q["after_ms"] for q in tidies))
