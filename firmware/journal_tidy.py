@@ -21,7 +21,7 @@ past the expected one, for a period that grew). Until a compaction is seen after
 where the block stands is unknown and no tidy is due (that first compaction falls on
 whichever write reaches it); until two are, the period is taken as GUESS. A compaction
 overdue by NEVER commits means the commits do not show their compactions (a quicker flash,
-another filesystem): no tidy until a slow one is seen again.
+another filesystem): no tidy until a slow one is seen again, and the period is learned anew.
 """
 
 from micropython import const
@@ -38,7 +38,7 @@ NEVER = const(40)  # commits since a compaction without another: they do not sho
 
 class Compactions:
     def __init__(self):
-        self.since = 0  # commits since the last compaction (since power-up before one)
+        self.since = 0  # commits since the last compaction (power-up before one), to NEVER
         self.seen = False  # a compaction seen since power-up
         self.period = 0  # commits between the last two compactions, 0: not learned yet
 
@@ -47,10 +47,10 @@ class Compactions:
         some of it collecting the garbage). True when it compacted (then the count starts
         again after it: the compacting commit is taken as its last)."""
         if us < (SLOW_ALLOC_US if allocates else SLOW_US):
-            self.since += commits
+            if self.since < NEVER:  # past it, the count says nothing more
+                self.since += commits
             return False
-        if self.seen:
-            self.period = self.since + commits
+        self.period = self.since + commits if self.seen and self.since < NEVER else 0
         self.seen = True
         self.since = 0
         return True

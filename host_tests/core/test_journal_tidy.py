@@ -79,8 +79,15 @@ class Learner(unittest.TestCase):
         c.wrote(1, PAGE)
         self.assertEqual(c.left(), -1)
         self.assertEqual(c.tidy(1), 0)
-        c.wrote(1, ERASE)  # seen again: known again
-        self.assertEqual(c.left(), T.NEVER + 1)
+        for _ in range(300):
+            c.wrote(1, PAGE)
+        self.assertEqual(c.since, T.NEVER)  # the count stops there
+        c.wrote(1, ERASE)  # seen again: known again, its period learned anew
+        self.assertEqual(c.left(), T.GUESS)
+        for _ in range(6):
+            c.wrote(1, PAGE)
+        c.wrote(1, ERASE)
+        self.assertEqual((c.period, c.left()), (7, 7))
 
     def test_one_compaction_seen_takes_the_guess_for_the_period(self):
         c = T.Compactions()
