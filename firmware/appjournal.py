@@ -8,9 +8,14 @@ the game, and at power-up the choice between the journal's game and game.json's.
 `record` at its step of a wakeup; appfiles.Files calls the rest where it saves, records,
 resumes and settles. It never reads the time: `now` (monotonic ms) is an argument.
 
-While a clock runs only the journal writes: one small littlefs commit a record (a sector
-erase, 45 ms typical, in some of them). The PIO lever stamps (pio_levers.py) keep a press's
-instant exact while a write holds the core.
+While a clock runs only the journal writes: one small littlefs commit a record. Every ten
+or so commits littlefs compacts the journal directory's metadata, a sector erase (45 ms
+typical, interrupts off): journal_tidy.py learns from the writes' durations when the next
+one comes, and when the next press's record could take it, a tidy brings records forward to
+a quiet wakeup (TIDY_AFTER_MS after the press at the soonest, TIDY_ROOM_MS before the next
+display change and the flag deadline, one every TIDY_EVERY_MS at most), ordinary periodic
+records as of the instant the engine was ticked to, until one compacts. The PIO lever
+stamps (pio_levers.py) keep a press's instant exact while a write holds the core.
 """
 
 import archive
@@ -32,6 +37,18 @@ JOURNAL_GUARD_MS = const(250)
 # JOURNAL_WAIT_MS after the press it records.
 JOURNAL_ROOM_MS = const(60)
 JOURNAL_WAIT_MS = const(400)
+# A tidy (records brought forward for a compaction: journal_tidy.py) at a wakeup at least
+# this long after the press's record, with this much room before the next display change
+# and the flag deadline (an erase and a few records), and one this often at most.
+TIDY_AFTER_MS = const(150)
+TIDY_ROOM_MS = const(150)
+TIDY_EVERY_MS = const(1_000)
+
+
+def _need(g):
+    """The commits the next press's record of Game `g` makes: its state, and a chunk (a new
+    file: two) when that press completes one."""
+    return 3 if (g.log_count + 1) % journal.ROWS_PER_CHUNK == 0 else 1
 
 
 class Journaling:
@@ -42,7 +59,9 @@ class Journaling:
         self.store = journal_files.Journal(root, fs)
         self.base = None  # (log count, journal.tag) of the game state game.json holds
         self.press = False  # a press (or a ticked period/flag): a record is due
-        self.due = -1  # the next periodic record (monotonic ms), -1 = none
+        self.due = -1  # the next periodic record or tidy (monotonic ms), -1 = none
+        self.periodic = 0  # the next periodic record (monotonic ms)
+        self.tidy_at = 0  # no tidy before this (monotonic ms)
         self.failed = False  # a write failed: none until the game stops
         self.offered = False  # the game offered at power-up came from the journal
         # Records while a clock runs; off only where a test proves the press path allocates
@@ -55,23 +74,34 @@ class Journaling:
         of the instant the engine was ticked to (`at` ms, `at_us` µs); not JOURNAL_GUARD_MS
         before the flag `deadline`, nor JOURNAL_ROOM_MS before `next_render` (then after
         that change's render, within JOURNAL_WAIT_MS of the press: the display changes at
-        least every second). The watchdog `wdt` (or None) is fed around it. Allocates (the
-        record's bytes, file objects); the first record of a journal also writes its head
-        and every logged half-move the journal does not have yet."""
+        least every second). A wakeup that is not a press's writes a tidy instead when one
+        is due (the module doc): up to journal_tidy.TIDY_MAX such records, until one
+        compacts. The watchdog `wdt` (or None) is fed around each. Allocates (the record's
+        bytes, file objects); the first record of a journal also writes its head and every
+        logged half-move the journal does not have yet."""
         g = self.ui.game
         if g.state != E.RUNNING or self.failed or not self.enabled:
             self.press = False
             self.due = -1
+            self.tidy_at = 0
             return
         if 0 <= deadline < now + JOURNAL_GUARD_MS:
             return  # the flag is near: its wakeup first (a fallen flag is saved anyway)
-        if 0 <= next_render < now + JOURNAL_ROOM_MS:
-            if not self.press or now < g.last_event + JOURNAL_WAIT_MS:
-                return  # a display change is near: after its render (a wakeup soon)
-        if self.press:
+        j = self.store
+        press = self.press
+        n = 0  # the records a tidy writes
+        if not press and now >= self.tidy_at:
+            if not (0 <= next_render < now + TIDY_ROOM_MS):
+                n = j.flash.tidy(_need(g))
+        if not n:
+            if not press and now < self.periodic:
+                return  # a tidy's wakeup without room for one (or none due now)
+            if 0 <= next_render < now + JOURNAL_ROOM_MS:
+                if not press or now < g.last_event + JOURNAL_WAIT_MS:
+                    return  # a display change is near: after its render (a wakeup soon)
+        if press:
             self.press = False
             at, at_us = g.last_event, g.last_us
-        j = self.store
         if wdt is not None:
             wdt.feed()
         try:
@@ -79,16 +109,36 @@ class Journaling:
                 if not g.ident:
                     g.ident = archive.new_ident()
                 j.start(g, self.ui.settings["control"], self.base)
-            j.write(g, at, at_us)
+            while not j.write(g, at, at_us) and n > 1:
+                n -= 1  # no compaction yet: the tidy's next record
+                if wdt is not None:
+                    wdt.feed()
         except OSError:
             self.failed = True  # a full flash: the game goes on; a pause saves it
         if wdt is not None:
             wdt.feed()
-        self.due = now + JOURNAL_MS
+        self.periodic = now + JOURNAL_MS
+        self._next(now, g, press)
+
+    def _next(self, now, g, press):
+        """After a record at `now`: `due` is the next periodic record, or a tidy sooner
+        when the next press's record could take a compaction (not in this wakeup, nor one
+        sooner than TIDY_AFTER_MS after a press's record or TIDY_EVERY_MS after a tidy)."""
+        if press:
+            t = now + TIDY_AFTER_MS
+            if t > self.tidy_at:
+                self.tidy_at = t
+        else:
+            self.tidy_at = now + TIDY_EVERY_MS
+        due = self.periodic
+        if not self.failed and self.store.flash.tidy(_need(g)) and self.tidy_at < due:
+            due = self.tidy_at
+        self.due = due
 
     def retire(self):
         """The game is held by game.json or its record: the journal's files go."""
         self.due = -1
+        self.tidy_at = 0
         self.press = False
         self.failed = False
         self.store.clear()

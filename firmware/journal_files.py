@@ -6,8 +6,10 @@ format and the recovery rules are journal.py's.
 Files (journal.py's module doc has their format): `h` the head (storage.write_atomic),
 `s0`/`s1` the state slots (each rewritten whole, "wb"), `cNNN` the chunks (each written
 once, "wb"). Each stays under 256 bytes, so on littlefs each write is one commit (a page)
-into the journal directory's metadata pair; no file data block is allocated or erased for
-it. The erases are that pair's compactions (tools/chip/journal_bench.py counts them).
+into the journal directory's metadata pair, two for a new file (its name at the open, its
+data at the close); no file data block is allocated or erased for it. The erases are that
+pair's compactions: every commit is timed and counted for journal_tidy.py, which learns
+when the next one comes (tools/chip/journal_bench.py counts them).
 
 Order, so that a cut at any step leaves a journal that recovers to a state of the game or
 none at all:
@@ -20,8 +22,10 @@ holds stays a state of the game.
 
 import json
 import os
+import time
 
 import journal as J
+import journal_tidy
 import settings as settings_mod
 import storage
 
@@ -43,6 +47,7 @@ class Journal:
         self.ident = 0
         self.seq = 0  # the last record's sequence number
         self.rows = -1  # half-moves on the flash (the log's count they cover); -1: stopped
+        self.flash = journal_tidy.Compactions()  # the directory's commits, timed
 
     def path(self, name):
         return storage.join(self.dir, name)
@@ -59,7 +64,9 @@ class Journal:
         self.clear()
         fs = self.fs
         if not storage.exists(self.dir, fs):
+            t0 = time.ticks_us()
             fs.mkdir(self.dir)
+            self._took(1, t0, True)  # a new folder's metadata pair: its blocks erased
         n = game.log_count
         if base is not None and base[0] <= n:  # the press that restarted it is logged
             n0, t = base[0], base[1]
@@ -76,14 +83,18 @@ class Journal:
             "n0": n0,
             "base": t,
         }
-        storage.write_atomic(self.path(HEAD), json.dumps(head), fs)
+        data = json.dumps(head)
+        t0 = time.ticks_us()
+        storage.write_atomic(self.path(HEAD), data, fs)
+        self._took(3, t0, True)  # the tmp file made, its data, the rename
         self.ident = game.ident
         self.seq = 0
         self.rows = r0
 
     def write(self, game, at, at_us):
         """One record: the chunks completed since the last one, then the state as if paused
-        at at.at_us (Game.snapshot_at) with the rows no chunk holds. Raises OSError when a
+        at at.at_us (Game.snapshot_at) with the rows no chunk holds. True when one of its
+        writes compacted the directory's metadata (journal_tidy.py). Raises OSError when a
         write fails (the journal stops)."""
         count = game.log_count
         whole = count - count % J.ROWS_PER_CHUNK  # rows below this are in complete chunks
@@ -91,29 +102,43 @@ class Journal:
         lo = J.kept_from(count)
         if k < lo:
             k = lo
+        compacted = False
         try:
             while k < whole:
                 c = k // J.ROWS_PER_CHUNK
                 end = (c + 1) * J.ROWS_PER_CHUNK
-                self._put(_chunk(c), J.encode_chunk(self.ident, game, k, end))
+                if self._put(_chunk(c), J.encode_chunk(self.ident, game, k, end), True):
+                    compacted = True
                 k = end
                 self.rows = k
             self.seq += 1
             snap = game.snapshot_at(at, at_us)
-            self._put(
-                _SLOTS[self.seq & 1], J.encode_state(self.seq, self.ident, count, snap, game, k)
-            )
+            data = J.encode_state(self.seq, self.ident, count, snap, game, k)
+            if self._put(_SLOTS[self.seq & 1], data, self.seq <= 2):  # start() removed both
+                compacted = True
         except OSError:
             self.rows = -1
             raise
+        return compacted
 
-    def _put(self, name, data):
-        """Write the file `name` whole (one littlefs commit at close)."""
+    def _put(self, name, data, new):
+        """Write the file `name` whole: one littlefs commit at close, and one more at the
+        open when the file is `new`. True when one of them compacted."""
+        t = time.ticks_us()
         f = storage._open(self.fs, self.path(name), "wb")
+        compacted = new and self._took(1, t, True)
         try:
             storage._put(f, data)
         finally:
+            t = time.ticks_us()
             f.close()
+        return self._took(1, t, False) or compacted
+
+    def _took(self, commits, t, allocates):
+        """`commits` commits into the folder, begun at ticks_us `t`, are done (a step
+        that `allocates` may have collected the garbage in that time): to the learner
+        (journal_tidy.py). True when they compacted."""
+        return self.flash.wrote(commits, time.ticks_diff(time.ticks_us(), t), allocates)
 
     def stop(self):
         """No more records until the next start() (the game stopped running)."""
@@ -129,12 +154,19 @@ class Journal:
             return not storage.exists(self.dir, fs)
         ok = True
         for name in _SLOTS:
-            if name in names and not storage.delete(self.path(name), fs):
+            if name in names and not self._remove(name):
                 ok = False
         for name in names:
-            if name not in _SLOTS and not storage.delete(self.path(name), fs):
+            if name not in _SLOTS and not self._remove(name):
                 ok = False
         return ok
+
+    def _remove(self, name):
+        """Remove the file `name` (one commit). True when it is gone."""
+        t = time.ticks_us()
+        gone = storage.delete(self.path(name), self.fs)
+        self._took(1, t, True)
+        return gone
 
     def load(self, saved, n_presets):
         """The game the journal holds, as settings.load_game() gives a saved state (the

@@ -5,9 +5,14 @@ out of space, and models two filesystems: a FAT-like one whose writes reach the 
 by byte, and a littlefs-like one whose file contents change only at close. Each call is also
 logged in `ops` (step, name, bytes), so a test can cut the power before, inside and after
 every single operation of a sequence (cut_points()).
+
+MetadataPair times a littlefs directory's commits (a page program each, and the sector
+erase of a compaction when the block is full), for FakeFS (`on_commit`) or for the real
+filesystem of the simulated board (TimedOS).
 """
 
 import errno
+import os
 
 import pytest
 
@@ -41,6 +46,7 @@ class FakeFS:
         self.calls = []  # operation names, in order
         self.open_files = set()  # write handles not yet closed
         self.ops = []  # (step at the call, name, bytes written) per call, in order
+        self.on_commit = None  # lfs: called with the path of each commit (MetadataPair)
 
     def reboot(self):
         """The same medium after a power cycle: open files are gone, faults cleared."""
@@ -53,6 +59,11 @@ class FakeFS:
         """Log one call (before its step), then take the step."""
         self.ops.append((self.steps, name, nbytes))
         self.step(name)
+
+    def commit(self, path):
+        """A littlefs commit into the metadata of `path`'s directory."""
+        if self.lfs and self.on_commit is not None:
+            self.on_commit(path)
 
     def step(self, name=None):
         if self.dead:
@@ -85,6 +96,7 @@ class FakeFS:
             raise OSError(errno.ENOENT, "no such directory")
         if path not in self.files:
             self.files[path] = b""  # the name appears at once on both models
+            self.commit(path)  # littlefs commits a new file's name at its open
         start = self.files[path] if "a" in mode else b""
         if "w" in mode and not self.lfs:
             self.files[path] = b""  # truncated at once
@@ -99,12 +111,14 @@ class FakeFS:
         if dst in self.files and not self.rename_replaces:
             raise OSError(errno.EEXIST, "exists")
         self.files[dst] = self.files.pop(src)
+        self.commit(dst)
 
     def remove(self, path):
         self.op("remove")
         if path not in self.files:
             raise OSError(errno.ENOENT, "no such file")
         del self.files[path]
+        self.commit(path)
 
     def stat(self, path):
         self.op("stat")
@@ -186,6 +200,117 @@ class FakeFile:
         self.fs.open_files.discard(self)
         if "r" not in self.mode and self.fs.lfs:
             self.fs.files[self.path] = bytes(self.data)  # littlefs commits here
+            self.fs.commit(self.path)
+
+
+class MetadataPair:
+    """The time a littlefs directory's commits take, as on the rp2's W25Q16JV: each commit
+    into `folder` (a path's parent) programs one page of the metadata block (PAGE_US of
+    virtual time); the commit that does not fit the block's `pages` compacts the pair: a
+    sector erase (ERASE_US) and the live files copied in (each `overhead` bytes of tags
+    more than its data), then the commit. `sizes()` gives the folder's file sizes, `advance(us)`
+    moves virtual time. `at` logs each commit's (index, compacted)."""
+
+    PAGE_US = 700
+    ERASE_US = 45_000
+
+    def __init__(self, folder, sizes, advance, pages=16, used=0, overhead=40):
+        self.folder = folder
+        self.sizes = sizes
+        self.advance = advance
+        self.pages = pages
+        self.used = used  # pages of the block written
+        self.overhead = overhead
+        self.commits = 0
+        self.at = []
+
+    def __call__(self, path):
+        if path.rsplit("/", 1)[0] != self.folder:
+            return
+        us = self.PAGE_US
+        if self.used >= self.pages:
+            live = sum(n + self.overhead for n in self.sizes())
+            self.used = (live + 255) // 256
+            us += self.ERASE_US
+        self.used += 1
+        self.at.append((self.commits, us > self.PAGE_US))
+        self.commits += 1
+        self.advance(us)
+
+    def compactions(self):
+        """The commit indexes that compacted."""
+        return [i for i, slow in self.at if slow]
+
+
+def fs_sizes(fs, folder):
+    """sizes() of a MetadataPair on FakeFS `fs`."""
+    prefix = folder + "/"
+    return lambda: [len(v) for p, v in fs.files.items() if p.startswith(prefix)]
+
+
+class TimedOS:
+    """The os module for a folder of the simulated board, its commits into `pair`'s folder
+    timed (littlefs's points: a new file's open, a written file's close, a rename, a
+    remove). storage.py takes it as its `fs`."""
+
+    def __init__(self, pair):
+        self.pair = pair
+
+    def open(self, path, mode):
+        new = "r" not in mode and not os.path.exists(path)
+        f = open(path, mode)
+        if new:
+            self.pair(path)
+        return _TimedFile(f, self.pair, path) if "r" not in mode else f
+
+    def rename(self, src, dst):
+        os.rename(src, dst)
+        self.pair(dst)
+
+    def remove(self, path):
+        os.remove(path)
+        self.pair(path)
+
+    def stat(self, path):
+        return os.stat(path)
+
+    def listdir(self, path):
+        return os.listdir(path)
+
+    def mkdir(self, path):
+        os.mkdir(path)
+
+
+class _TimedFile:
+    def __init__(self, f, pair, path):
+        self.f = f
+        self.pair = pair
+        self.path = path
+
+    def write(self, data):
+        return self.f.write(data)
+
+    def flush(self):
+        self.f.flush()
+
+    def close(self):
+        if not self.f.closed:
+            self.f.close()
+            self.pair(self.path)
+
+
+def os_sizes(folder):
+    """sizes() of a MetadataPair on the real filesystem (the board's folder is the cwd
+    while its firmware runs)."""
+
+    def sizes():
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return []
+        return [os.stat(folder + "/" + n).st_size for n in names]
+
+    return sizes
 
 
 def cut_points(ops, start, end):

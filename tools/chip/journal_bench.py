@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The journal's cost on the chip: what each press and each periodic record writes to the
-flash while a clock runs, and how long the core is stalled for it.
+"""The journal's cost on the chip: what each press's record and each quiet write (a tidy, a
+periodic record) puts on the flash while a clock runs, and how long the core is stalled.
 
 usage: journal_bench.py [--moves N] [--json PATH]
 
@@ -8,10 +8,16 @@ Plays a game of N half-moves (default 90, Rapid 25+10) on the emulated RP2040 (c
 MicroPython rp2 1.27 in rp2040js, the firmware as `make flash` leaves it; every flash erase
 and program is trapped and charged the W25Q16JV's typical time, 45 ms a 4 KiB sector, 0.7 ms
 a 256-byte page, with interrupts off as on the chip), moves 1.1-3.7 s apart and every 9th
-one 23 s (two periodic records inside it), then prints per press: the erases, the pages
-programmed and the stall (the flash time from the press's edge to the next edge), as a
-distribution (median, 95th percentile, worst), the erases for the whole game, and the
-sectors of the filesystem erased most. The emulator is deterministic: the same firmware
+one 23 s (two periodic records inside it). The flash ops are grouped into writes (ops back
+to back, BURST_GAP_NS apart at most); after each press's edge, the first write is the
+press's own record and the later ones until the next press are quiet writes (tidies that
+take a compaction's erase, periodic records). It prints the press's own stall (the flash
+time of its record) as a distribution (median, 95th percentile, worst) and the presses
+whose record erased; the quiet writes, their erases, the longest (its first op to the end
+of its last: the core busy with records and an erase) and how long after the press the
+first came; the lever edges that fell inside an erase (the core stalled, interrupts off); the
+erases and pages of the whole game and the sectors erased most. `--json` also writes the
+rows, the ops and the presses' instants. The emulator is deterministic: the same firmware
 gives the same figures.
 """
 
@@ -29,7 +35,12 @@ RAPID_25_10 = 2  # presets.py
 BOOT_MS = 1_000
 ERASE_NS = 45 * MS
 PAGE_NS = 700_000
+# Flash ops this close (ns) after the end of the one before are one write: a record's files
+# with its Python work between them, a tidy's records (a garbage collection between two of
+# them takes 25 ms); a tidy comes 150 ms after a press's record at the soonest.
+BURST_GAP_NS = 60 * MS
 SIDES = ("left", "right")
+LEVER_GPIOS = (chip.PINS["left"], chip.PINS["right"])
 
 
 def op_ns(op):
@@ -52,37 +63,63 @@ def play(session, moves):
     return [round(t * MS) for t in presses]
 
 
+def bursts(ops):
+    """The flash ops grouped into writes: a run of ops each starting within BURST_GAP_NS of
+    the end of the one before (one record's files, with its Python work between them, or a
+    tidy's records). [(start_ns, end_ns, ops)]."""
+    out = []
+    for op in ops:
+        end = op[0] + op_ns(op)
+        if out and op[0] - out[-1][1] <= BURST_GAP_NS:
+            out[-1][1] = end
+            out[-1][2].append(op)
+        else:
+            out.append([op[0], end, [op]])
+    return out
+
+
+def summed(ops):
+    return sum(op_ns(op) for op in ops)
+
+
 def per_window(ops, starts, end_ns):
+    """Per press (from its edge to the next press's): the press's own record (the first
+    write after the edge: the press's wakeup writes it, or a later one within
+    JOURNAL_WAIT_MS) and the quiet writes after it (tidies, periodic records)."""
     rows = []
+    groups = bursts(ops)
     for i, t0 in enumerate(starts):
         t1 = starts[i + 1] if i + 1 < len(starts) else end_ns
-        mine = [op for op in ops if t0 <= op[0] < t1]
+        mine = [b for b in groups if t0 <= b[0] < t1]
+        own = mine[0][2] if mine else []
+        quiet = mine[1:]
         rows.append(
             {
-                "erases": sum(1 for op in mine if op[1] == "erase"),
-                "pages": sum(op[3] // 256 for op in mine if op[1] == "program"),
-                "stall_ms": sum(op_ns(op) for op in mine) / MS,
-                "longest_ms": longest(mine) / MS,
+                "erases": sum(1 for b in mine for op in b[2] if op[1] == "erase"),
+                "pages": sum(op[3] // 256 for b in mine for op in b[2] if op[1] == "program"),
+                "press_ms": summed(own) / MS,
+                "press_erases": sum(1 for op in own if op[1] == "erase"),
+                "press_after_ms": (mine[0][0] - t0) / MS if mine else None,
+                "quiet": [
+                    {
+                        "after_ms": (b[0] - t0) / MS,
+                        "span_ms": (b[1] - b[0]) / MS,
+                        "ms": summed(b[2]) / MS,
+                        "erases": sum(1 for op in b[2] if op[1] == "erase"),
+                        "pages": sum(op[3] // 256 for op in b[2] if op[1] == "program"),
+                    }
+                    for b in quiet
+                ],
             }
         )
     return rows
 
 
-def longest(ops):
-    """The longest run of flash ops back to back (each starting within 2 ms of the end of
-    the one before): one write's stall, as the core sees it."""
-    best = 0
-    run_end = None
-    run = 0
-    for op in ops:
-        d = op_ns(op)
-        if run_end is not None and op[0] - run_end <= 2 * MS:
-            run += d
-        else:
-            run = d
-        run_end = op[0] + d
-        best = max(best, run)
-    return best
+def edges_in_erases(ops, edges):
+    """Lever edges (either way) that came while an erase held the core."""
+    spans = [(op[0], op[0] + op_ns(op)) for op in ops if op[1] == "erase"]
+    levers = [e for e in edges if e[1] in LEVER_GPIOS]
+    return [e for e in levers if any(s <= e[0] < t for s, t in spans)]
 
 
 def pct(values, q):
@@ -106,29 +143,45 @@ def main():
     ops = [op for op in tr.flash_ops if op[0] >= starts[0]]
     rows = per_window(ops, starts, tr.now_ns)
     press_rows = rows[1:]  # each move's press (the first one only started the clock)
-    stalls = [r["longest_ms"] for r in press_rows]
+    stalls = [r["press_ms"] for r in press_rows]
+    quiet = [q for r in rows for q in r["quiet"]]
+    tidies = [q for q in quiet if q["erases"]]
+    first = [r["quiet"][0]["after_ms"] for r in press_rows if r["quiet"]]
     sectors = {}
     for op in ops:
         if op[1] == "erase":
             sectors[op[2]] = sectors.get(op[2], 0) + 1
     out = {
         "moves": args.moves,
+        "press_stall_median_ms": pct(stalls, 0.5),
+        "press_stall_p95_ms": pct(stalls, 0.95),
+        "press_stall_worst_ms": max(stalls),
+        "presses_with_erase": sum(1 for r in press_rows if r["press_erases"]),
+        "press_record_after_ms": max(r["press_after_ms"] or 0 for r in press_rows),
+        "quiet_writes": len(quiet),
+        "quiet_writes_with_erase": len(tidies),
+        "quiet_erases": sum(q["erases"] for q in quiet),
+        "quiet_longest_span_ms": max((q["span_ms"] for q in quiet), default=0),
+        "quiet_first_after_ms": "%s / %s" % (min(first), pct(first, 0.5)) if first else "-",
+        "erasing_quiet_after_ms": (
+            "%s / %s" % (min(q["after_ms"] for q in tidies), max(q["after_ms"] for q in tidies))
+            if tidies
+            else "-"
+        ),
+        "lever_edges_in_erases": len(edges_in_erases(ops, tr.edges)),
         "erases_game": sum(r["erases"] for r in rows),
         "pages_game": sum(r["pages"] for r in rows),
-        "stall_median_ms": pct(stalls, 0.5),
-        "stall_p95_ms": pct(stalls, 0.95),
-        "stall_worst_ms": max(stalls),
-        "per_press_erases_worst": max(r["erases"] for r in press_rows),
-        "presses_with_erase": sum(1 for r in press_rows if r["erases"]),
         "sector_most_erased": max(sectors.values()) if sectors else 0,
         "sectors_erased": len(sectors),
         "pause_ops": len([op for op in tr_end.flash_ops if op[0] >= tr.now_ns]),
         "errors": tr_end.serial[-400:] if "Traceback" in tr_end.serial else "",
     }
     for k, v in out.items():
-        print("%-24s %s" % (k, v))
+        print("%-26s %s" % (k, v))
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": out, "rows": rows}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"summary": out, "rows": rows, "ops": ops, "starts": starts}, indent=1)
+        )
 
 
 if __name__ == "__main__":
