@@ -295,3 +295,31 @@ def test_on_the_board_the_compactions_fall_in_tidies_after_the_presses_wakeups(t
         else:
             assert wakeup not in drained
             assert now >= last + 150
+
+
+def test_a_tidy_stops_between_its_records_for_a_lever_press():
+    """A tidy writes up to TIDY_MAX records (about 0.7 ms each, and the erase): a press
+    waiting in the levers' rings stops it after the record in hand, so the press's LEDs
+    and frames wait for one record, not all of them."""
+    for pending_after, want in ((None, T.TIDY_MAX), (1, 1), (2, 2)):
+        fs = new_fs()
+        p = Wakeups(boot(fs), None).play(bench_gaps(4))
+        j = p.app.journal
+        due_tidy(p.app)
+        p.play([1])  # a press: its record; a tidy due after it
+        assert j.store.flash.tidy(AJ._need(p.game))
+        writes = []
+        real = j.store.write
+
+        def write(g, at, at_us, real=real, writes=writes):
+            writes.append(at)
+            real(g, at, at_us)
+            return False  # never compacts: the tidy goes on while nothing is pending
+
+        j.store.write = write
+        if pending_after is not None:
+            j.pending = lambda writes=writes, n=pending_after: len(writes) >= n
+        t = p.t + 1_000
+        p.game.tick(t)
+        j.record(t, t, 0, p.game.deadline(), t + 900, None)
+        assert len(writes) == want, (pending_after, writes)
