@@ -155,7 +155,22 @@ export class Board {
     this._hookTimer();
     this.pwmLog = []; // [t_ns] of PWM register writes (the buzzer reads them)
     this._hookPwm();
+    this.pioDebt = 0; // core cycles the machines have not been stepped over yet
+    this.pioSoonest = 0; // core cycles until a machine's next instruction (0: look again)
     for (const pio of mcu.pio) {
+      // The core's reads and writes of a PIO's registers see (and change) machines stepped
+      // up to that instant; after a write, when a machine is next due is looked at again.
+      const read = pio.readUint32.bind(pio);
+      const write = pio.writeUint32.bind(pio);
+      pio.readUint32 = (offset) => {
+        if (this.pioDebt) this._pioFlush();
+        return read(offset);
+      };
+      pio.writeUint32 = (offset, value) => {
+        if (this.pioDebt) this._pioFlush();
+        write(offset, value);
+        this.pioSoonest = 0;
+      };
       pio.run = () => {}; // stepped by runUntil instead of a wall-clock timer
       for (const m of pio.machines) {
         m.pioClock = 0; // PIO cycles this machine may have run since its last restart
@@ -250,6 +265,7 @@ export class Board {
     const programAt = this.programAt;
     while (clock.nanos < tNs && this.resetReason === null) {
       if (core.waiting) {
+        if (this.pioDebt) this._pioFlush();
         if (this.awakeSince !== null) {
           this.segments.push([this.awakeSince, clock.nanos]);
           this.awakeSince = null;
@@ -292,13 +308,38 @@ export class Board {
       }
       const cycles = core.executeInstruction();
       this.busyCycles += cycles;
-      clock.tick(cycles * CYCLE_NS);
-      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) this._stepPio(cycles);
+      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) {
+        // The machines are stepped when an instruction of one falls due, not after every
+        // core instruction: the same steps at the same instants (a machine's state is
+        // brought up to date before the core touches a PIO register and before an input
+        // changes), without a JavaScript call per core instruction.
+        const alarm = clock.nextAlarm;
+        if (this.pioDebt && alarm && alarm.nanos <= clock.nanos + cycles * CYCLE_NS) {
+          this._pioFlush();
+        }
+        clock.tick(cycles * CYCLE_NS);
+        this.pioDebt += cycles;
+        if (this.pioDebt >= this.pioSoonest) this._pioFlush();
+      } else {
+        clock.tick(cycles * CYCLE_NS);
+      }
     }
     if (this.resetReason !== null && this.awakeSince !== null) {
       this.segments.push([this.awakeSince, clock.nanos]);
       this.awakeSince = null;
     }
+  }
+
+  /** Step every machine over the core cycles not yet given to them (pioDebt), then note
+   *  how many cycles on the next instruction of a machine falls due (pioSoonest). */
+  _pioFlush() {
+    if (this.pioDebt > 0) {
+      const debt = this.pioDebt;
+      this.pioDebt = 0;
+      this._stepPio(debt);
+    }
+    const due = this._pioRunning() ? this._pioDueCycles() : -1;
+    this.pioSoonest = due < 0 ? Infinity : Math.max(1, due);
   }
 
   _pioRunning() {
@@ -473,6 +514,7 @@ export class Board {
   /** The core does nothing for `ns` (a flash write: interrupts off, no instruction runs),
    *  while the clock's alarms (pin changes) and the PIO state machines run on. */
   _stalledFor(ns) {
+    if (this.pioDebt) this._pioFlush();
     const clock = this.clock;
     const end = clock.nanos + ns;
     while (clock.nanos < end) {
