@@ -2,9 +2,12 @@
 
 Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
 order, polling the buttons, when to render, the buzzer's steps, the battery reading, the
-watchdog and the hand-over to a USB host. Its units: view.py draws the UI on the displays
-(written only when their bytes change) and drives the LEDs and the sounds; heaplock.py holds
-a running clock's wakeups under the heap lock. The file writes the UI asks for, the
+watchdog and the hand-over to a USB host. Its units, below `App` in this module: `View` draws
+the UI on the displays (written only when their bytes change) and drives the LEDs and the
+sounds; `HeapLock` holds a running clock's wakeups under the heap lock. (Units here rather
+than modules: each module is a file in the flash's root directory, where every import at
+power-up looks its name up, and one file more moves the power-up by tens of ms.) The file
+writes the UI asks for, the
 power-up's repair and the resume are appfiles.py's, only while the clocks are stopped (a
 flash erase stalls the RP2040 for tens of ms); while a clock runs only the journal writes,
 at its own step (appjournal.py).
@@ -65,12 +68,11 @@ import appjournal
 import buzzer as buzzer_mod
 import engine as E
 import presets
+import segments
 import settings as settings_mod
 import ui as ui_mod
-from heaplock import HeapLock
-from micropython import const
+from micropython import const, heap_lock, heap_unlock
 from monoclock import REBASE_MS, MonoClock
-from view import View
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
@@ -80,6 +82,8 @@ _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this so
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
 BOTH_LEVERS_MS = const(50)
 ERROR_LOG = appfiles.ERROR_LOG
+
+_LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
 
 
 class App:
@@ -105,7 +109,7 @@ class App:
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
-        self.view = View(board, self.ui)  # the displays, LEDs and sounds (view.py)
+        self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
         self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
         self.files.boot(status)
@@ -145,7 +149,7 @@ class App:
 
     def safe_wake(self):
         """`wake`, its errors logged; a running clock's wakeup on the game screen with the
-        heap locked (heaplock.py: why, which steps let it go, a MemoryError under it)."""
+        heap locked (HeapLock, below: why, which steps let it go, a MemoryError under it)."""
         ui = self.ui
         try:
             self.heap.wake(self, ui.game.state == E.RUNNING and ui.screen == ui_mod.S_GAME)
@@ -471,3 +475,134 @@ class App:
         if self.ui.game.state == E.RUNNING:
             return  # no file the UI asks for while a clock runs (the journal is the shell's)
         self.files.write(req, now)
+
+
+class View:
+    """What the players see and hear, as the shell drives the board's outputs: the UI rendered
+    to segments and out to the two TM1637 displays (a display writes only bytes that changed,
+    tm1637.py), the side LEDs, the low-time alerts, an engine event's sound, the settings that
+    drive the outputs (sound on or off, brightness), and the quiet board a USB host takes over.
+
+    `App` calls `render` at a wakeup's render step and after a press's LEDs; it keeps the
+    instant `render` returns (when the shown text next changes) for its sleep. The
+    LEDs go first: after a press they are the quickest sign. A lever edge during the frames
+    leaves the next change and the alerts (kept by the UI until seen) to that press's wakeup,
+    which comes at once and renders again.
+
+    Allocation-free after the constructor, but for `hand_over`, which ends the loop.
+    """
+
+    def __init__(self, board, ui):
+        self.board = board
+        self.ui = ui
+        self.segs = (bytearray(4), bytearray(4))  # the segment bytes last encoded, per side
+        self.leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
+        self.sound = None  # an engine event's sound, started by the render that shows it
+
+    def render(self, now):
+        """Draw the UI for `now` (LEDs first), sound the low-time alerts, which fall on
+        instants the running side's text changes, and an engine event's sound (`sound`,
+        after its frames, over the alerts). Returns the first ms the shown text may change
+        (-1: not by itself; `now`: a lever edge came during the frames)."""
+        b = self.board
+        ui = self.ui
+        ui.render(now)
+        leds = ui.leds
+        if leds != self.leds:
+            b.set_leds(leds)
+            self.leds = leds
+        segs = self.segs
+        text = ui.text
+        colon = ui.colon
+        displays = b.displays
+        segments.encode_ascii(segs[0], text[0], colon[0])
+        displays[0].show(segs[0])
+        segments.encode_ascii(segs[1], text[1], colon[1])
+        displays[1].show(segs[1])
+        if b.levers.pending():
+            nxt = now  # the press's wakeup, at once: the next change and the alerts are its
+        else:
+            nxt = ui.next_change(now)
+            alert = ui.alerts(now)
+            if alert:
+                pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
+                b.buzzer.play(pattern, now)
+        if self.sound is not None:
+            b.buzzer.play(self.sound, now)
+            self.sound = None
+        return nxt
+
+    def apply(self, settings):
+        """The settings that drive the outputs: the sound on or off, the displays'
+        brightness."""
+        b = self.board
+        b.buzzer.set_enabled(settings["sound"])
+        for d in b.displays:
+            d.set_brightness(settings["brightness"])
+
+    def hand_over(self, usb):
+        """The board goes to a USB host (not during a game): Ctrl-C back (`usb`, the board's
+        usbguard.UsbGuard or None), the buzzer and the LEDs quiet, the displays say so."""
+        b = self.board
+        if usb is not None:
+            usb.stop()
+        b.buzzer.stop()
+        b.levers.mover[0] = -1
+        b.set_leds(0)
+        self.leds = 0
+        for side, text in ((0, b"USb "), (1, b"StoP")):
+            segments.encode_into(self.segs[side], text, 0)
+            b.displays[side].show(self.segs[side])
+
+
+class HeapLock:
+    """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
+    around the steps that may allocate, and turns it off after a MemoryError under it.
+
+    Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
+    (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
+    takes a frame of more than 11 words from the GC heap by a first-fit search whose length
+    grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
+    of 2.2, a press's render up to 3 ms more late in a game). The steps that may allocate (a
+    button's event, the USB port's service, a file write, the journal's record) run unlocked
+    (`unlock` / `relock`). A MemoryError under the lock (an allocation nobody proved absent) is
+    the wakeup's error like any other (the shell logs it), and the lock stays off until the
+    next power-up: slower, never wrong.
+
+    Allocation-free: no method allocates, and `wake` adds no call to a wakeup (it replaces the
+    shell's own unlock after it).
+    """
+
+    def __init__(self):
+        self.on = True  # off for good after a MemoryError under the lock
+        self.locked = False  # the heap is locked now (by wake)
+
+    def wake(self, app, lock):
+        """`app.wake()`, with the heap locked while it runs when `lock` (a running clock on
+        the game screen: the shell's test) and the lock is on. A MemoryError turns it off."""
+        if lock and self.on:
+            heap_lock()
+            self.locked = True
+        try:
+            app.wake()
+        except MemoryError:
+            self.on = False
+            raise
+        finally:
+            if self.locked:
+                self.locked = False
+                heap_unlock()
+
+    def unlock(self):
+        """The heap unlocked, if `wake` locked it. Returns whether it was locked."""
+        if self.locked:
+            self.locked = False
+            heap_unlock()
+            return True
+        return False
+
+    def relock(self, was):
+        """The heap locked again after a step `unlock` freed (`was`: its return)."""
+        if was:
+            heap_lock()
+            self.locked = True

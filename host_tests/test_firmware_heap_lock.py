@@ -1,4 +1,4 @@
-"""A running clock's wakeups run with the heap locked (App.safe_wake, heaplock.py): where the
+"""A running clock's wakeups run with the heap locked (App.safe_wake, app.HeapLock): where the
 lock is held, where it is let go, and what a MemoryError under it does.
 
 CPython cannot refuse an allocation, so these tests read the fake `micropython` module's

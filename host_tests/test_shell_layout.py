@@ -2,8 +2,8 @@
 
 - `App` (firmware/app.py) stays under APP_LINES lines, from `class App` to its last line,
   docstrings and comments included: a new responsibility of the shell gets a unit of its own
-  (view.py, heaplock.py, appfiles.py, appjournal.py) or goes to the module that owns its
-  data, and `App.wake` stays the numbered list of what a wakeup does.
+  (`View` and `HeapLock` beside `App`, appfiles.py, appjournal.py) or goes to the module that
+  owns its data, and `App.wake` stays the numbered list of what a wakeup does.
 - No firmware module but main.py imports app.py: the shell's units, the drivers and the pure
   core are handed what they need, never reach up into the loop.
 """

@@ -163,7 +163,7 @@ def percall(clock, n=15):
     side = g.running if g.running in (0, 1) else 1
     disp = b.displays[side]
     now = app.mono.update(ticks_us())
-    view = getattr(app, "view", app)  # the presenter (view.py); an App that renders itself
+    view = getattr(app, "view", app)  # the presenter (app.View); an App that renders itself
     view.render(now)
     buf = bytearray(4)
     segs = bytearray(view.segs[side])
