@@ -7,10 +7,9 @@ the UI on the displays (written only when their bytes change) and drives the LED
 sounds; `HeapLock` holds a running clock's wakeups under the heap lock. (Units here rather
 than modules: each module is a file in the flash's root directory, where every import at
 power-up looks its name up, and one file more moves the power-up by tens of ms.) The file
-writes the UI asks for, the
-power-up's repair and the resume are appfiles.py's, only while the clocks are stopped (a
-flash erase stalls the RP2040 for tens of ms); while a clock runs only the journal writes,
-at its own step (appjournal.py).
+writes the UI asks for, the power-up's repair and the resume are appfiles.py's, only while
+the clocks are stopped (a flash erase stalls the RP2040 for tens of ms); while a clock runs
+only the journal writes, at its own step (appjournal.py).
 
 The loop sleeps until something can change, then does only what is due (`wake`, one step
 after the other: its docstring lists them):
@@ -484,10 +483,10 @@ class View:
     drive the outputs (sound on or off, brightness), and the quiet board a USB host takes over.
 
     `App` calls `render` at a wakeup's render step and after a press's LEDs; it keeps the
-    instant `render` returns (when the shown text next changes) for its sleep. The
-    LEDs go first: after a press they are the quickest sign. A lever edge during the frames
-    leaves the next change and the alerts (kept by the UI until seen) to that press's wakeup,
-    which comes at once and renders again.
+    instant `render` returns (when the shown text next changes) for its sleep. The LEDs go
+    first: after a press they are the quickest sign. A lever edge during the frames leaves
+    the next change and the alerts (kept by the UI until seen) to that press's wakeup, which
+    comes at once and renders again.
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
