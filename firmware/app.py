@@ -1,11 +1,15 @@
 """The imperative shell: the event-driven loop that joins the board to the engine and the UI.
 
 Owns: the loop, the monotonic clock, draining the lever stamps into the engine in timestamp
-order, polling the buttons, rendering to the displays (written only when their bytes
-change), the LEDs, the buzzer, the battery reading, the watchdog and the hand-over to a USB
-host. The file writes the UI asks for, the power-up's repair and the resume are appfiles.py's,
-only while the clocks are stopped (a flash erase stalls the RP2040 for tens of ms); while a
-clock runs only the journal writes, at its own step (appjournal.py).
+order, polling the buttons, when to render, the buzzer's steps, the battery reading, the
+watchdog and the hand-over to a USB host. Its units, below `App` in this module: `View` draws
+the UI on the displays (written only when their bytes change) and drives the LEDs and the
+sounds; `HeapLock` holds a running clock's wakeups under the heap lock. (Units here rather
+than modules: each module is a file in the flash's root directory, where every import at
+power-up looks its name up, and one file more moves the power-up by tens of ms.) The file
+writes the UI asks for, the power-up's repair and the resume are appfiles.py's, only while
+the clocks are stopped (a flash erase stalls the RP2040 for tens of ms); while a clock runs
+only the journal writes, at its own step (appjournal.py).
 
 The loop sleeps until something can change, then does only what is due (`wake`, one step
 after the other: its docstring lists them):
@@ -60,15 +64,13 @@ import time
 
 import appfiles
 import appjournal
-import battery
 import buzzer as buzzer_mod
 import engine as E
-import micropython
 import presets
 import segments
 import settings as settings_mod
 import ui as ui_mod
-from micropython import const
+from micropython import const, heap_lock, heap_unlock
 from monoclock import REBASE_MS, MonoClock
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
@@ -89,8 +91,7 @@ class App:
         self.root = root
         self.fs = fs
         self.errors = 0
-        self.lock_heap = True  # a running clock's wakeups run with the heap locked
-        self._locked = False  # the heap is locked now (by safe_wake)
+        self.heap = HeapLock()  # a running clock's wakeups run with the heap locked
         self.wakeups = 0  # wakeups since boot (make bench counts them)
         self._wake_us = time.ticks_us()  # raw ticks_us the loop sleeps until
         self._next_render = 0  # when the shown text next changes (ms), -1 = not by itself
@@ -99,21 +100,19 @@ class App:
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
-        self._sound = None  # an engine event's sound, started by the render that shows it
-        self._leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
         self._dl = self._dl_ms = self._dl_us = -1
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
-        self.segs = (bytearray(4), bytearray(4))
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
+        self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
         self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
         self.files.boot(status)
-        self.apply_settings()
+        self.view.apply(self.ui.settings)
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
         self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
         self.handed_over = False  # a USB host asked for the board: the loop has ended
@@ -139,40 +138,24 @@ class App:
                     wait_until(self._wake_us)
             except KeyboardInterrupt:
                 if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
-                    self.hand_over()
+                    self.view.hand_over(self.usb)
                     raise
                 self.interrupts += 1  # a game: go on, redraw and poll everything next
                 self._poll_all = True
                 self._next_render = 0
                 self._wake_us = time.ticks_us()
-        self.hand_over()
+        self.view.hand_over(self.usb)
 
     def safe_wake(self):
-        """`wake`, its errors logged. A running clock's wakeup on the game screen runs with
-        the heap locked (`micropython.heap_lock`): its steps allocate nothing, and a locked
-        heap puts every call's frame on the C stack, where MicroPython otherwise takes a
-        frame of more than 11 words from the GC heap by a first-fit search whose length
-        grows with the garbage between collections (on the chip a render wakeup took 2.9 ms
-        instead of 2.2, a press's render up to 3 ms more late in a game). The steps that may
-        allocate (a button's event, the USB port's service, a file write, the journal's
-        record) run unlocked (`_unlock` / `_relock`). A MemoryError under the lock (an
-        allocation nobody proved absent) is logged like any error, and the lock stays off
-        until the next power-up: slower, never wrong."""
+        """`wake`, its errors logged; a running clock's wakeup on the game screen with the
+        heap locked (HeapLock, below: why, which steps let it go, a MemoryError under it)."""
         ui = self.ui
         try:
-            if self.lock_heap and ui.game.state == E.RUNNING and ui.screen == ui_mod.S_GAME:
-                micropython.heap_lock()
-                self._locked = True
-            try:
-                self.wake()
-            finally:
-                self._unlock()
+            self.heap.wake(self, ui.game.state == E.RUNNING and ui.screen == ui_mod.S_GAME)
         except Exception as exc:  # keep the times on screen, log, go on
-            if isinstance(exc, MemoryError):
-                self.lock_heap = False
             self.errors += 1
             self._poll_all = True
-            self._leds = -1  # the LEDs may not be what the cut wakeup meant
+            self.view.leds = -1  # the LEDs may not be what the cut wakeup meant
             self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
             n = self.errors
@@ -261,17 +244,19 @@ class App:
         # 7. USB.
         usb = self.usb
         if usb is not None and usb.due(now, g.state):
-            was = self._unlock()
+            was = self.heap.unlock()
             if usb.service(now, g.state):
                 self.handed_over = True  # the loop ends after this wakeup
-            self._relock(was)
-        # 8. The battery.
+            self.heap.relock(was)
+        # 8. The battery (VSYS, every BATTERY_MS), while the game is ready: its level and
+        # warning (Ui.set_battery, battery.py).
         if g.state == E.READY and self._battery_due <= now:
-            if self._battery(now):
+            self._battery_due = now + BATTERY_MS
+            if self.ui.set_battery(b.battery_mv()):
                 dirty = True
         # 9. The render (a press rendered in step 2: again only if a later step changed it).
         if dirty or (not pressed and 0 <= self._next_render <= now):
-            self.render(now)
+            self._next_render = self.view.render(now)
         if dirty:
             deadline = self._deadline(g)  # keys and events may have changed it
         if g.last_event == now and g.last_us:
@@ -293,9 +278,9 @@ class App:
         levers.mover[0] = g.running if running else -1
         # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
-            was = self._unlock()
+            was = self.heap.unlock()
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-            self._relock(was)
+            self.heap.relock(was)
         # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
@@ -324,7 +309,8 @@ class App:
             levers.clear()
             return -1
         levers.drain(self._on_lever)
-        self._leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
+        view = self.view
+        view.leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
         g = ui.game
         if g.state == E.RUNNING:
             # The LEDs first: after a press they are the quickest sign, before anything else
@@ -332,7 +318,7 @@ class App:
             # (ui_game.py): the running side's LED; render() leaves them if the mask is the same.
             leds = 1 << g.running
             self.board.set_leds(leds)
-            self._leds = leds
+            view.leds = leds
         # An edge whose IRQ ran after the clock reading is stamped after `now`: read the clock
         # again, so no engine event is later than the `now` this wakeup renders and schedules
         # with (a clock started 1 ms "in the future" looks stopped to next_change).
@@ -340,7 +326,7 @@ class App:
             now = self.mono.update(time.ticks_us())
         # The press's own render at once: after the LEDs the displays are the next sign; what
         # else is due comes after it and renders again if it changes anything.
-        self.render(now)
+        self._next_render = view.render(now)
         return now
 
     def _rearm_levers(self):
@@ -384,55 +370,23 @@ class App:
             if not event:
                 break
             any_event = True
-            was = self._unlock()  # a key may change screens, log, save: it may allocate
+            was = self.heap.unlock()  # a key may change screens, log, save: it may allocate
             req = self.ui.key(event >> 2, event & 3, now)  # buttons.py: button << 2 | kind
             if req:
                 self.handle(req, now)
-            self._relock(was)
+            self.heap.relock(was)
         wait = buttons.next_due(now)
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
-
-    def _battery(self, now):
-        """Step 8: the battery's level and warning from VSYS (battery.py), for the kind of
-        cells and the brightness set, every BATTERY_MS while the game is ready. True when
-        what the ready screen shows changed. Allocates nothing."""
-        self._battery_due = now + BATTERY_MS
-        ui = self.ui
-        s = ui.settings
-        mv = self.board.battery_mv()
-        kind = s["battery"]
-        pct = battery.percent(mv, kind)
-        was = ui.battery_low
-        low = battery.low(mv, kind, s["brightness"], was)
-        if pct == ui.battery_pct and low == was:
-            return False
-        ui.battery_pct = pct
-        ui.battery_low = low
-        return True
 
     def _save_flagged(self, now):
         """Step 10: a flash write (tens of ms on the chip, interrupts off) once the flag is
         shown; then wake again at once: `now` is old, the save may have shown a message."""
         self._save_flag = False
-        was = self._unlock()
+        was = self.heap.unlock()
         self.files.save_game(now)
-        self._relock(was)
+        self.heap.relock(was)
         self._next_render = 0
-
-    def _unlock(self):
-        """The heap unlocked, if safe_wake locked it. Returns whether it was locked."""
-        if self._locked:
-            self._locked = False
-            micropython.heap_unlock()
-            return True
-        return False
-
-    def _relock(self, was):
-        """The heap locked again after a step `_unlock` freed (`was`: its return)."""
-        if was:
-            micropython.heap_lock()
-            self._locked = True
 
     def _next_due(self, now, deadline):
         """Step 13: the earliest due instant (monotonic ms) after a wakeup at `now`; the
@@ -470,48 +424,15 @@ class App:
         flag."""
         self.journal.press = True  # a record of the new period or the fallen flag
         if ev & E.EV_FLAG:
-            self._sound = buzzer_mod.FLAG
+            self.view.sound = buzzer_mod.FLAG
             if self.ui.game.state == E.FLAGGED:
                 self._save_flag = True
         elif ev & E.EV_PERIOD:
-            self._sound = buzzer_mod.MOVES_DONE
+            self.view.sound = buzzer_mod.MOVES_DONE
         elif ev & E.EV_REFUSED:  # a first press from White's side under draw odds
-            self._sound = buzzer_mod.ERROR
+            self.view.sound = buzzer_mod.ERROR
 
-    def render(self, now):
-        """Draw the UI for `now` (LEDs first: after a press they are the quickest sign),
-        note when it next changes, and sound the low-time alerts, which fall on instants the
-        running side's text changes, and an engine event's sound (`_events`)."""
-        b = self.board
-        ui = self.ui
-        ui.render(now)
-        leds = ui.leds
-        if leds != self._leds:
-            b.set_leds(leds)
-            self._leds = leds
-        segs = self.segs
-        text = ui.text
-        colon = ui.colon
-        displays = b.displays
-        segments.encode_ascii(segs[0], text[0], colon[0])
-        displays[0].show(segs[0])
-        segments.encode_ascii(segs[1], text[1], colon[1])
-        displays[1].show(segs[1])
-        if b.levers.pending():
-            # A lever edge since the drain: its wakeup comes at once and renders again, so
-            # the next change and the alerts (kept by the UI until seen) are left to it.
-            self._next_render = now
-        else:
-            self._next_render = ui.next_change(now)
-            alert = ui.alerts(now)
-            if alert:
-                pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
-                b.buzzer.play(pattern, now)
-        if self._sound is not None:  # an engine event's sound: after its frames, over alerts
-            b.buzzer.play(self._sound, now)
-            self._sound = None
-
-    # ------------------------------------------------------ the monotonic count, USB
+    # ------------------------------------------------------ the monotonic count
     def _can_rebase(self, now):
         """True when no instant is kept in the monotonic count but the loop's own: a game
         ready (the engine holds no time yet) or finished (its instants are never used
@@ -539,19 +460,6 @@ class App:
             self.usb.rebase()
         return 0
 
-    def hand_over(self):
-        """The board goes to a USB host (not during a game): Ctrl-C back, quiet, say so."""
-        b = self.board
-        if self.usb is not None:
-            self.usb.stop()
-        b.buzzer.stop()
-        b.levers.mover[0] = -1
-        b.set_leds(0)
-        self._leds = 0
-        for side, text in ((0, b"USb "), (1, b"StoP")):
-            segments.encode_into(self.segs[side], text, 0)
-            b.displays[side].show(self.segs[side])
-
     # ------------------------------------------------------ requests
     def handle(self, req, now):
         """Act on the REQ_* bits a key gave: the beep, the settings and the resume at once,
@@ -559,16 +467,141 @@ class App:
         if req & ui_mod.REQ_BEEP:
             self.board.buzzer.play(buzzer_mod.ERROR, now)
         if req & ui_mod.REQ_APPLY_SETTINGS:
-            self.apply_settings()
+            self.view.apply(self.ui.settings)
+            self._battery_due = 0  # the cells' kind or the brightness moves the warning
         if req & ui_mod.REQ_RESUMED:
             self.files.resumed(now)
         if self.ui.game.state == E.RUNNING:
             return  # no file the UI asks for while a clock runs (the journal is the shell's)
         self.files.write(req, now)
 
-    def apply_settings(self):
-        s = self.ui.settings
-        self.board.buzzer.set_enabled(s["sound"])
-        for d in self.board.displays:
-            d.set_brightness(s["brightness"])
-        self._battery_due = 0  # the cells' kind or the brightness moves the warning: read again
+
+class View:
+    """What the players see and hear, as the shell drives the board's outputs: the UI rendered
+    to segments and out to the two TM1637 displays (a display writes only bytes that changed,
+    tm1637.py), the side LEDs, the low-time alerts, an engine event's sound, the settings that
+    drive the outputs (sound on or off, brightness), and the quiet board a USB host takes over.
+
+    `App` calls `render` at a wakeup's render step and after a press's LEDs; it keeps the
+    instant `render` returns (when the shown text next changes) for its sleep. The LEDs go
+    first: after a press they are the quickest sign. A lever edge during the frames leaves
+    the next change and the alerts (kept by the UI until seen) to that press's wakeup, which
+    comes at once and renders again.
+
+    Allocation-free after the constructor, but for `hand_over`, which ends the loop.
+    """
+
+    def __init__(self, board, ui):
+        self.board = board
+        self.ui = ui
+        self.segs = (bytearray(4), bytearray(4))  # the segment bytes last encoded, per side
+        self.leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
+        self.sound = None  # an engine event's sound, started by the render that shows it
+
+    def render(self, now):
+        """Draw the UI for `now` (LEDs first), sound the low-time alerts, which fall on
+        instants the running side's text changes, and an engine event's sound (`sound`,
+        after its frames, over the alerts). Returns the first ms the shown text may change
+        (-1: not by itself; `now`: a lever edge came during the frames)."""
+        b = self.board
+        ui = self.ui
+        ui.render(now)
+        leds = ui.leds
+        if leds != self.leds:
+            b.set_leds(leds)
+            self.leds = leds
+        segs = self.segs
+        text = ui.text
+        colon = ui.colon
+        displays = b.displays
+        segments.encode_ascii(segs[0], text[0], colon[0])
+        displays[0].show(segs[0])
+        segments.encode_ascii(segs[1], text[1], colon[1])
+        displays[1].show(segs[1])
+        if b.levers.pending():
+            nxt = now  # the press's wakeup, at once: the next change and the alerts are its
+        else:
+            nxt = ui.next_change(now)
+            alert = ui.alerts(now)
+            if alert:
+                pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
+                b.buzzer.play(pattern, now)
+        if self.sound is not None:
+            b.buzzer.play(self.sound, now)
+            self.sound = None
+        return nxt
+
+    def apply(self, settings):
+        """The settings that drive the outputs: the sound on or off, the displays'
+        brightness."""
+        b = self.board
+        b.buzzer.set_enabled(settings["sound"])
+        for d in b.displays:
+            d.set_brightness(settings["brightness"])
+
+    def hand_over(self, usb):
+        """The board goes to a USB host (not during a game): Ctrl-C back (`usb`, the board's
+        usbguard.UsbGuard or None), the buzzer and the LEDs quiet, the displays say so."""
+        b = self.board
+        if usb is not None:
+            usb.stop()
+        b.buzzer.stop()
+        b.levers.mover[0] = -1
+        b.set_leds(0)
+        self.leds = 0
+        for side, text in ((0, b"USb "), (1, b"StoP")):
+            segments.encode_into(self.segs[side], text, 0)
+            b.displays[side].show(self.segs[side])
+
+
+class HeapLock:
+    """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
+    around the steps that may allocate, and turns it off after a MemoryError under it.
+
+    Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
+    (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
+    takes a frame of more than 11 words from the GC heap by a first-fit search whose length
+    grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
+    of 2.2, a press's render up to 3 ms more late in a game). The steps that may allocate (a
+    button's event, the USB port's service, a file write, the journal's record) run unlocked
+    (`unlock` / `relock`). A MemoryError under the lock (an allocation nobody proved absent) is
+    the wakeup's error like any other (the shell logs it), and the lock stays off until the
+    next power-up: slower, never wrong.
+
+    Allocation-free: no method allocates, and `wake` adds no call to a wakeup (it replaces the
+    shell's own unlock after it).
+    """
+
+    def __init__(self):
+        self.on = True  # off for good after a MemoryError under the lock
+        self.locked = False  # the heap is locked now (by wake)
+
+    def wake(self, app, lock):
+        """`app.wake()`, with the heap locked while it runs when `lock` (a running clock on
+        the game screen: the shell's test) and the lock is on. A MemoryError turns it off."""
+        if lock and self.on:
+            heap_lock()
+            self.locked = True
+        try:
+            app.wake()
+        except MemoryError:
+            self.on = False
+            raise
+        finally:
+            if self.locked:
+                self.locked = False
+                heap_unlock()
+
+    def unlock(self):
+        """The heap unlocked, if `wake` locked it. Returns whether it was locked."""
+        if self.locked:
+            self.locked = False
+            heap_unlock()
+            return True
+        return False
+
+    def relock(self, was):
+        """The heap locked again after a step `unlock` freed (`was`: its return)."""
+        if was:
+            heap_lock()
+            self.locked = True

@@ -29,6 +29,7 @@ screen module keeps private const() copies of those it uses (host_tests/test_ui_
 checks they agree).
 """
 
+import battery
 import engine as E
 import presets
 from micropython import const
@@ -178,6 +179,21 @@ class Ui:
             control = control_of(self.settings["control"])
         self.game.reset(control)
         self.open(S_GAME)
+
+    def set_battery(self, mv):
+        """A battery reading, `mv` of VSYS: the level and the warning (battery.py) for the
+        kind of cells and the brightness set. True when what the ready screen shows changed.
+        Allocates nothing."""
+        s = self.settings
+        kind = s["battery"]
+        pct = battery.percent(mv, kind)
+        was = self.battery_low
+        low = battery.low(mv, kind, s["brightness"], was)
+        if pct == self.battery_pct and low == was:
+            return False
+        self.battery_pct = pct
+        self.battery_low = low
+        return True
 
     # ------------------------------------------------- the current screen
     def key(self, button, kind, now):

@@ -10,11 +10,11 @@ paused, flagged, finished). Its keys (the others do nothing):
     flagged    -        material entry   arbiter menu    info pages
     finished   -        new game         new game, then settings
 
-The low-battery warning (`ui.battery_low`, set by the shell from battery.py) blinks
-`bAt  Lo` on the ready screen, the screen of power-up and of the setup before a game; during
-a game (running, paused, flagged) nothing shows it: the warning leaves at least 10 h of play,
-more than any game, so it waits for the next ready screen rather than distract the players
-(docs/battery.md).
+The low-battery warning (`ui.battery_low`: `Ui.set_battery`, from the shell's reading and
+battery.py) blinks `bAt  Lo` on the ready screen, the screen of power-up and of the setup
+before a game; during a game (running, paused, flagged) nothing shows it: the warning leaves
+at least 10 h of play, more than any game, so it waits for the next ready screen rather
+than distract the players (docs/battery.md).
 
 The info pages are their own unit (ui_info.InfoPages), drawn here instead of the times while
 one is chosen. Levers act on this screen only (the shell drains them only here). Each side

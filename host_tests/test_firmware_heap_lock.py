@@ -1,5 +1,5 @@
-"""A running clock's wakeups run with the heap locked (App.safe_wake): where the lock is held,
-where it is let go, and what a MemoryError under it does.
+"""A running clock's wakeups run with the heap locked (App.safe_wake, app.HeapLock): where the
+lock is held, where it is let go, and what a MemoryError under it does.
 
 CPython cannot refuse an allocation, so these tests read the fake `micropython` module's
 lock depth at the calls that matter (the allocation proofs themselves run under real
@@ -113,7 +113,7 @@ def test_a_memory_error_under_the_lock_is_logged_and_the_lock_stays_off(clock, t
     app.ui.render = render
     clock.run_ms(2_000)
     assert failed
-    assert not app.lock_heap
+    assert not app.heap.on
     assert "MemoryError" in (tmp_path / "errors.log").read_text()
     # The clock goes on, unlocked, and shows its time again.
     renders = []

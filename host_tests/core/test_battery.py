@@ -89,7 +89,7 @@ class TestWarning(unittest.TestCase):
 
 class TestNoAllocation(unittest.TestCase):
     def test_a_reading_allocates_nothing(self):
-        # the shell calls these from a wakeup (app.App._battery): no heap
+        # the shell calls these from a wakeup (ui.Ui.set_battery): no heap
         if not MICROPYTHON:
             return  # heap_lock is a no-op on CPython
         import micropython
@@ -107,6 +107,53 @@ class TestNoAllocation(unittest.TestCase):
         finally:
             micropython.heap_unlock()
         self.assertTrue(out > 0)
+
+
+class TestUiReading(unittest.TestCase):
+    """Ui.set_battery: a reading into the level and the warning the screens show, for the
+    cells and the brightness set; True only when what they show changed."""
+
+    def setUp(self):
+        self.u = U.Ui(settings.defaults())
+
+    def test_fresh_cells_change_nothing(self):
+        u = self.u
+        self.assertFalse(u.set_battery(4_190))
+        self.assertEqual((u.battery_pct, u.battery_low), (100, False))
+
+    def test_low_cells_change_the_level_and_warn(self):
+        u = self.u
+        mv = battery.threshold(ALKALINE, u.settings["brightness"]) - 1
+        self.assertTrue(u.set_battery(mv))
+        self.assertEqual(u.battery_pct, battery.percent(mv, ALKALINE))
+        self.assertTrue(u.battery_low)
+        self.assertFalse(u.set_battery(mv))  # the same reading: nothing to redraw
+        u.set_battery(mv + HYSTERESIS_MV - 1)
+        self.assertTrue(u.battery_low)  # within the hysteresis the warning stays
+
+    def test_the_kind_and_the_brightness_set_are_used(self):
+        u = self.u
+        u.settings["battery"] = NIMH
+        u.settings["brightness"] = 7
+        mv = battery.threshold(NIMH, 7) - 1
+        u.set_battery(mv)
+        self.assertEqual(u.battery_pct, battery.percent(mv, NIMH))
+        self.assertTrue(u.battery_low)
+
+    def test_a_reading_allocates_nothing(self):
+        if not MICROPYTHON:
+            return  # heap_lock is a no-op on CPython
+        import micropython
+
+        u = self.u
+        changed = 0
+        micropython.heap_lock()
+        try:
+            for mv in (4_190, 3_000, 3_000, 4_750, 2_000):
+                changed += u.set_battery(mv)
+        finally:
+            micropython.heap_unlock()
+        self.assertEqual(changed, 3)
 
 
 def shown(u, now):

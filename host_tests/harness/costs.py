@@ -90,7 +90,7 @@ class CostModel:
 # Rates for the chip bench's per-call costs (MicroPython v1.27.0 rp2). A free least-squares
 # fit (fit(measured, counts)) gives a negative C call: a line's cost is not one number (the
 # game screen's lines are dearer than the drivers'), so these are the rates, on a grid of
-# 0.02 / 0.5 / 0.5 us, that leave the most room for App.render, segments.encode_into and
+# 0.02 / 0.5 / 0.5 us, that leave the most room for View.render, segments.encode_into and
 # buttons.poll, a C call held at 5 us or more (an empty Python call measures 12).
 # test_chip_costs.py's bounds (25 % a path, 20 % the sum) leave room for the 5-15 % the
 # chip's figures move with the heap's layout, so a refit is due only when a path moves more.

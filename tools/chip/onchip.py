@@ -163,9 +163,10 @@ def percall(clock, n=15):
     side = g.running if g.running in (0, 1) else 1
     disp = b.displays[side]
     now = app.mono.update(ticks_us())
-    app.render(now)
+    view = getattr(app, "view", app)  # the presenter (app.View); an App that renders itself
+    view.render(now)
     buf = bytearray(4)
-    segs = bytearray(app.segs[side])
+    segs = bytearray(view.segs[side])
     empty = _Empty()
     scratch = E.Game(g.control)
     tt = [0]
@@ -191,7 +192,7 @@ def percall(clock, n=15):
         disp.invalidate()
 
     def render():
-        app.render(now)
+        view.render(now)
 
     def encode():
         segments.encode_into(buf, ui.text[side], ui.colon[side])
@@ -206,8 +207,8 @@ def percall(clock, n=15):
         ("an empty Python method call", lambda: empty.method(), None),
         ("App.wake(), nothing due", lambda: app.wake(), None),
         ("App.wake() at a display instant (1 frame)", lambda: app.wake(), wake_setup),
-        ("App.render(now), text unchanged (no frame)", render, None),
-        ("App.render(now), running side changed (1 frame)", render, new_frame),
+        ("View.render(now), text unchanged (no frame)", render, None),
+        ("View.render(now), running side changed (1 frame)", render, new_frame),
         ("Ui.render(now)", lambda: ui.render(now), None),
         ("Ui.next_change(now)", lambda: ui.next_change(now), None),
         ("Ui.alerts(now)", lambda: ui.alerts(now), None),

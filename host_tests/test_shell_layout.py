@@ -1,0 +1,63 @@
+"""The shell's shape (docs/hacking.md): `App` stays a short event loop, and the layering holds.
+
+- `App` (firmware/app.py) stays under APP_LINES lines, from `class App` to its last line,
+  docstrings and comments included: a new responsibility of the shell gets a unit of its own
+  (`View` and `HeapLock` beside `App`, appfiles.py, appjournal.py) or goes to the module that
+  owns its data, and `App.wake` stays the numbered list of what a wakeup does.
+- No firmware module but main.py imports app.py: the shell's units, the drivers and the pure
+  core are handed what they need, never reach up into the loop.
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+APP_LINES = 400
+
+
+def class_lines(source, name):
+    """The lines of top-level class `name` in `source`, its first line to its last."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return node.end_lineno - node.lineno + 1
+    raise AssertionError("no class %s" % name)
+
+
+def imported(source):
+    """The top-level names of the modules `source` imports, anywhere in it."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_app_stays_under_its_line_budget():
+    lines = class_lines((FIRMWARE / "app.py").read_text(), "App")
+    assert lines < APP_LINES, (
+        "App is %d lines (the budget: under %d); move a whole responsibility into a unit "
+        "of its own or into the module that owns its data (docs/hacking.md)" % (lines, APP_LINES)
+    )
+
+
+def test_the_line_count_reads_the_whole_class():
+    source = "import os\n\n\nclass App:\n    def f(self):\n        # a comment\n        pass\n"
+    assert class_lines(source + "\n\nX = 1\n", "App") == 4
+
+
+def test_no_firmware_module_but_main_imports_the_loop():
+    importers = sorted(
+        p.name
+        for p in FIRMWARE.glob("*.py")
+        if p.name not in ("main.py", "app.py") and "app" in imported(p.read_text())
+    )
+    assert importers == []
+
+
+def test_the_import_check_sees_both_forms():
+    assert "app" in imported("import app\n")
+    assert "app" in imported("def f():\n    from app import App\n")
+    assert "app" not in imported("import appfiles\nfrom appjournal import Journaling\n")
