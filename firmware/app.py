@@ -110,6 +110,7 @@ class App:
         self.ui.game.min_move_ms = BOTH_LEVERS_MS
         self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
+        self.journal.pending = board.levers.pending  # a tidy gives way to a press
         self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
         self.files.boot(status)
         self.view.apply(self.ui.settings)
