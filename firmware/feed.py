@@ -18,6 +18,10 @@ integer fields separated by one space, and `*` as the last field: a line cut sho
 full port lacks it, and the line after a cut one begins with CR LF, so a host drops the
 cut line and nothing else. Times are whole ms as the engine gives them (the move log's
 nearest-ms values, `remaining()` rounded up), sides are physical (0 left, 1 right).
+With `block` > 1 (the USB guard's BLOCK) every line, its CR LF (and the CR LF before it
+after a cut line) included, is a whole number of `block` bytes: a last field of zeros
+before the `*` pads it (2 to block + 1 bytes with its space; a reader ignores fields
+after the ones it knows, docs/live.md).
 
 Nothing lost: a move line or the start or the result that does not go out whole is made
 again at the next wakeup (moves by their index in the log, which the ring keeps for 600
@@ -25,11 +29,21 @@ half-moves), so a host that reads slowly gets every move late, not never; the ot
 go once and the next state line carries what they changed. Lines dropped or cut are
 counted (`dropped`).
 
-Writing: `step(now, g, port)` calls `port.send(buf, n)`, which writes the first n bytes of
-`buf` as far as they fit without waiting and returns how many went out (usbguard.py).
+Cheap when nothing is new: the engine changes only at a press (a move, a state), at its
+deadline (a flag, a period: the app ticks it then) and, while no clock runs, at the
+arbiter's keys. So after a look that left nothing owed, `step` returns at once until
+`_until` (the periodic state line or, while a clock runs, the ms before its deadline;
+0 while paused or flagged: look at every wakeup) unless the state, the move count or the
+game itself changed: four comparisons.
+
+Writing: `step(now, g[, port])` calls `port.send(buf, n)`, which writes the first n bytes of
+`buf` as far as they fit without waiting and returns how many went out (usbguard.py);
+after a line of which nothing went out, `port.writable()` says when to make lines again
+(a host that does not read costs a poll per wakeup, not a line built in vain).
 At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: the line is
-built in one preallocated bytearray, digits written by hand. Pure: no clock reading,
-the instant `now` (ms) is an argument. Not IRQ code.
+built in one preallocated bytearray, behind a CR LF and the prefix that stay in it, digits
+written by hand. Pure: no clock reading, the instant `now` (ms) is an argument. Not IRQ
+code.
 """
 
 from micropython import const
@@ -56,6 +70,11 @@ _READY = const(0)  # engine.py's game states
 _RUNNING = const(1)
 _FINISHED = const(4)
 _LOG_CAPACITY = const(600)  # engine.LOG_CAPACITY
+_NEVER = const(0x3FFFFFFF)  # `_until` when only a change can make a line (the largest small int)
+_BODY = const(8)  # buf: CR LF, the prefix, then the line's sequence number
+# _fields: a value at or below _KIND is the kind letter _KIND - value (a field is far above:
+# no time or count reaches -12 days)
+_KIND = const(-0x3FFFFF00)
 _SPACE = const(32)
 _STAR = const(42)
 _MINUS = const(45)
@@ -65,12 +84,24 @@ _LF = const(10)
 
 
 class Feed:
-    def __init__(self):
-        self.buf = bytearray(LINE_MAX)
+    def __init__(self, block=1, port=None):
+        """`block`: every line's length (CR LF included) is made a multiple of it; `port`:
+        where `step` writes when it is given none."""
+        self.block = block
+        self.port = port
+        buf = bytearray(2 + LINE_MAX + block + 2)
+        buf[0] = _CR
+        buf[1] = _LF
+        buf[2:_BODY] = PREFIX
+        self.buf = buf  # a line after a cut one is buf[0:n], else buf[2:n] (`_line`)
+        self._line = memoryview(buf)[2:]
+        self._v = [0] * 16  # the fields of the line being made (`_fields`)
+        self._zeros = tuple(b"0" * k for k in range(block + 2))  # the pads' digits
         self.seq = 0  # the next line's sequence number
         self.sent = 0  # lines written whole
         self.dropped = 0  # lines cut short or not written (port full)
         self._cut = False  # the last line went out cut: the next begins with CR LF
+        self._stuck = False  # the port took no byte of the last line
         self._g = None
         self._forget()
 
@@ -87,10 +118,20 @@ class Feed:
         self._periodic = 0  # periodic state lines since the last start line
         self._state_at = 0  # the next periodic state line is due then (ms)
         self._state_owed = False
+        self._until = _NEVER  # nothing to write before this instant unless g changes
+        self._tick_at = 0  # while a clock runs: no tick changes the engine before (ms)
+        self._bound = 0  # the running side's tick_at as this look's state line found it
 
-    def step(self, now, g, port):
-        """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`.
-        Cheap when nothing is: a few comparisons."""
+    def step(self, now, g, port=None):
+        """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`
+        (default: the constructor's)."""
+        if now < self._until and g.state == self._state and g.log_count == self._moves:
+            if g is self._g:
+                return  # nothing new (inline: this runs at every wakeup)
+        if port is None:
+            port = self.port
+        self._until = 0  # look again at the next wakeup unless all is sent below
+        self._bound = 0
         state = g.state
         if g is not self._g or (state == _READY and self._active):
             self._g = g
@@ -107,16 +148,18 @@ class Feed:
             self._moves = g.log_count - _LOG_CAPACITY if g.log_count > _LOG_CAPACITY else 0
             self._seen(g)
             self._state = state
-        elif (
-            self._moves == g.log_count
+        # Only time has passed since the last look, which sent all: a clock runs as it ran,
+        # no move, no tick yet (the arbiter's changes come with a pause): nothing for
+        # _news to find. (_tick_at holds only from one look that sent all to the next.)
+        calm = (
+            state == _RUNNING
             and state == self._state
-            and (now < self._state_at or state == _FINISHED)
-            and not self._state_owed
-            and not self._start_owed
-            and not self._result_owed
-            and self._news(g) == 0
-        ):
-            return  # nothing new (inline: this runs at every wakeup in a game)
+            and g.log_count == self._moves
+            and now < self._tick_at
+        )
+        self._tick_at = 0
+        if self._stuck and not port.writable():
+            return  # the port took nothing last time and has no room yet: no line to make
         budget = LINES_MAX
         if self._start_owed:
             if not self._send(port, self._start(g)):
@@ -131,7 +174,7 @@ class Feed:
                 return
             self._moves += 1
             budget -= 1
-        news = self._news(g)
+        news = 0 if calm else self._news(g)
         if news:
             self._state_owed = True
             if news & 1:
@@ -156,8 +199,27 @@ class Feed:
                     self._start_owed = True  # sent at the next wakeup
             self._state_at = now + PERIOD_MS
             self._state_owed = not self._send(port, self._status(g, now))
-        if self._result_owed and budget > 0:
+            if self._state_owed or self._start_owed:
+                return
+        if self._result_owed:
+            if budget == 0:
+                return
             self._result_owed = not self._send(port, self._result(g))
+            if self._result_owed:
+                return
+        # All sent. Until a change in `g`: nothing after a result; while a clock runs, the
+        # periodic state line, or before it the running side's deadline less 3 ms (its
+        # flag or period end is at least remaining() - 1 ms away, remaining() rounding up
+        # by less than a ms; app.py ticks it at a wakeup at most 1 ms before; without a
+        # deadline, upcount or a fallen flag, this only looks sooner); every wakeup while
+        # paused or flagged (the arbiter's keys change the engine without a press or a
+        # tick).
+        if state == _FINISHED:
+            self._until = _NEVER
+        elif state == _RUNNING:
+            until = self._bound or now + g.remaining(g.running, now) - 3
+            self._tick_at = until
+            self._until = until if until < self._state_at else self._state_at
 
     # ------------------------------------------------------------ what changed
     def _news(self, g):
@@ -189,6 +251,7 @@ class Feed:
         while i > 0 and log[i - 1] is not self._note:
             i -= 1
         self._note = log[-1]
+        v = self._v
         while i < len(log):
             e = log[i]
             i += 1
@@ -196,12 +259,11 @@ class Feed:
                 self.dropped += 1
                 continue
             budget -= 1
-            j = self._head(K_ARBITER)
-            j = self._int(j, e[1])  # action (engine.ACT_*)
-            j = self._int(j, e[2])  # side, -1 none
-            j = self._int(j, e[3])  # value
-            j = self._int(j, e[0])  # the instant (ms)
-            self._send(port, self._end(j))
+            v[2] = e[1]  # action (engine.ACT_*)
+            v[3] = e[2]  # side, -1 none
+            v[4] = e[3]  # value
+            v[5] = e[0]  # the instant (ms)
+            self._send(port, self._fields(K_ARBITER, 4))
         return budget
 
     def _periods(self, g, port, budget):
@@ -214,36 +276,36 @@ class Feed:
         self._p1 = p[1]
         self._o0 = o[0]
         self._o1 = o[1]
+        v = self._v
         for s in range(2):
             if changed >> s & 1:
                 if budget == 0:
                     self.dropped += 1
                     continue
                 budget -= 1
-                j = self._head(K_PERIOD)
-                j = self._int(j, s)
-                j = self._int(j, p[s])
-                j = self._int(j, o[s])
-                j = self._int(j, g.remaining(s, g.last_event))
-                self._send(port, self._end(j))
+                v[2] = s
+                v[3] = p[s]
+                v[4] = o[s]
+                v[5] = g.remaining(s, g.last_event)
+                self._send(port, self._fields(K_PERIOD, 4))
         return budget
 
     def _flagged(self, g, port, budget):
         flags = g.flagged[0] | g.flagged[1] << 1
         new = flags & ~self._flags
         self._flags = flags
+        v = self._v
         for s in range(2):
             if new >> s & 1:
                 if budget == 0:
                     self.dropped += 1
                     continue
                 budget -= 1
-                j = self._head(K_FLAG)
-                j = self._int(j, s)
-                j = self._int(j, g.first_flag)
-                j = self._int(j, g.flag_at[s])
-                j = self._int(j, g.moves[s])
-                self._send(port, self._end(j))
+                v[2] = s
+                v[3] = g.first_flag
+                v[4] = g.flag_at[s]
+                v[5] = g.moves[s]
+                self._send(port, self._fields(K_FLAG, 4))
         return budget
 
     # ------------------------------------------------------------ lines
@@ -288,65 +350,109 @@ class Feed:
         i = k % _LOG_CAPACITY
         packed = g.log_move[i]
         side = packed & 1
-        j = self._head(K_MOVE)
-        j = self._int(j, k + 1)
-        j = self._int(j, side)
-        j = self._int(j, packed >> 1)
-        j = self._int(j, g.log_used[i])
-        j = self._int(j, g.log_left[i])
-        j = self._int(j, g.remaining(1 - side, g.last_event) if k + 1 == g.log_count else -1)
-        j = self._int(j, g.log_ot[i])
-        return self._end(j)
+        v = self._v
+        v[2] = k + 1
+        v[3] = side
+        v[4] = packed >> 1
+        v[5] = g.log_used[i]
+        v[6] = g.log_left[i]
+        v[7] = g.remaining(1 - side, g.last_event) if k + 1 == g.log_count else -1
+        v[8] = g.log_ot[i]
+        return self._fields(K_MOVE, 7)
 
     def _status(self, g, now):
         """T state running left_ms right_ms delay_ms period0 period1 ot0 ot1 flags
         first_flag moves0 moves1 plies."""
-        j = self._head(K_STATE)
-        j = self._int(j, g.state)
+        v = self._v
+        state = g.state
         r = g.running
-        j = self._int(j, r)
-        j = self._int(j, g.remaining(0, now))
-        j = self._int(j, g.remaining(1, now))
-        j = self._int(j, g.delay_left(r, now) if g.state == _RUNNING and r >= 0 else 0)
-        j = self._int(j, g.period[0])
-        j = self._int(j, g.period[1])
-        j = self._int(j, g.ot_left[0])
-        j = self._int(j, g.ot_left[1])
-        j = self._int(j, g.flagged[0] | g.flagged[1] << 1)
-        j = self._int(j, g.first_flag)
-        j = self._int(j, g.moves[0])
-        j = self._int(j, g.moves[1])
-        j = self._int(j, g.log_count)
-        return self._end(j)
+        v[2] = state
+        v[3] = r
+        v[4] = g.remaining(0, now)
+        v[5] = g.remaining(1, now)
+        if state == _RUNNING and r >= 0:
+            v[6] = g.delay_left(r, now)
+            self._bound = now + v[4 + r] - 3  # step's tick bound, this look's
+        else:
+            v[6] = 0
+        p = g.period
+        v[7] = p[0]
+        v[8] = p[1]
+        o = g.ot_left
+        v[9] = o[0]
+        v[10] = o[1]
+        f = g.flagged
+        v[11] = f[0] | f[1] << 1
+        v[12] = g.first_flag
+        m = g.moves
+        v[13] = m[0]
+        v[14] = m[1]
+        v[15] = g.log_count
+        return self._fields(K_STATE, 14)
 
     def _result(self, g):
         """E result reason white: engine.RESULT_* (1 left wins, 2 right, 3 draw), the
         shell's reason with engine.BY_DRAW_ODDS, the side that had White."""
-        j = self._head(K_RESULT)
-        j = self._int(j, g.result)
-        j = self._int(j, g.reason)
-        j = self._int(j, g.white)
-        return self._end(j)
+        v = self._v
+        v[2] = g.result
+        v[3] = g.reason
+        v[4] = g.white
+        return self._fields(K_RESULT, 3)
 
     # ------------------------------------------------------------ bytes
     def _head(self, kind):
-        """Start a line: CR LF after a cut one, the prefix, the sequence number, the kind;
-        returns the index after the kind's space."""
-        buf = self.buf
-        j = 0
-        if self._cut:
-            buf[0] = _CR
-            buf[1] = _LF
-            j = 2
-        p = PREFIX
-        for i in range(len(p)):
-            buf[j] = p[i]
-            j += 1
-        j = self._int(j, self.seq)
+        """Start a line (after the prefix): the sequence number, the kind; returns the
+        index after the kind's space."""
+        j = self._int(_BODY, self.seq)
         self.seq = (self.seq + 1) % SEQ_SPAN
+        buf = self.buf
         buf[j] = kind
         buf[j + 1] = _SPACE
         return j + 2
+
+    def _fields(self, kind, n):
+        """A whole line of `kind` whose fields are _v[2..n+1] (ints); returns its end. The
+        sequence number goes in _v[0], the kind in _v[1] (as _KIND - kind: one loop)."""
+        v = self._v
+        v[0] = self.seq
+        v[1] = _KIND - kind
+        self.seq = (self.seq + 1) % SEQ_SPAN
+        buf = self.buf
+        j = _BODY
+        for i in range(n + 2):
+            x = v[i]
+            if x < 0:
+                if x <= _KIND:
+                    buf[j] = _KIND - x
+                    buf[j + 1] = _SPACE
+                    j += 2
+                    continue
+                buf[j] = _MINUS
+                j += 1
+                x = -x
+            if x < 10:
+                buf[j] = _C0 + x
+                buf[j + 1] = _SPACE
+                j += 2
+            else:
+                if x < 100:
+                    e = j + 2
+                elif x < 10_000:
+                    e = j + 3 if x < 1_000 else j + 4
+                elif x < 1_000_000:
+                    e = j + 5 if x < 100_000 else j + 6
+                elif x < 100_000_000:
+                    e = j + 7 if x < 10_000_000 else j + 8
+                else:
+                    e = j + 9 if x < 1_000_000_000 else j + 10
+                buf[e] = _SPACE
+                k = e
+                while k > j:  # the digits from the last: one divmod each
+                    k -= 1
+                    buf[k] = _C0 + x % 10
+                    x //= 10
+                j = e + 1
+        return self._end(j)
 
     def _int(self, j, v):
         """Write v in decimal at j, then a space; returns the index after the space."""
@@ -369,15 +475,32 @@ class Feed:
         return e + 1
 
     def _end(self, j):
+        """The pad (zeros up to a whole number of blocks), `*`, CR LF: returns the end."""
         buf = self.buf
+        b = self.block
+        if b > 1:
+            p = -(j + 3 - (0 if self._cut else 2)) % b
+            if p:
+                if p == 1:
+                    p += b
+                e = j + p - 1
+                buf[j:e] = self._zeros[p - 1]
+                buf[e] = _SPACE
+                j = e + 1
         buf[j] = _STAR
         buf[j + 1] = _CR
         buf[j + 2] = _LF
         return j + 3
 
     def _send(self, port, n):
-        """Write the line's n bytes; True when all went out."""
-        w = port.send(self.buf, n)
+        """Write the line that ends at n (from its CR LF after a cut line, else from its
+        prefix); True when all went out."""
+        if self._cut:
+            w = port.send(self.buf, n)
+        else:
+            n -= 2
+            w = port.send(self._line, n)
+        self._stuck = w == 0
         if w == n:
             self.sent += 1
             self._cut = False

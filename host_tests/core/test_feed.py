@@ -31,6 +31,9 @@ class Port:
         self.room -= k
         return k
 
+    def writable(self):
+        return self.room > 0
+
     def lines(self):
         text = bytes(self.out[: self.n])
         return [x for x in text.split(b"\r\n") if x]

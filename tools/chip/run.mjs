@@ -313,6 +313,10 @@ class Session {
         entry.now_ns = board.nanos; // the REPL's exchange ran the board on
         return entry;
       }
+      case 'usb_reads':
+        // The host reads the port (true) or keeps it open without reading (false).
+        board.setHostReads(Boolean(req.reads));
+        return {};
       case 'usb':
         // Bytes from the USB host (hex), queued into the CDC FIFO as it has room.
         this.write(Buffer.from(req.hex, 'hex'));
