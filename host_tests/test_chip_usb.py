@@ -165,3 +165,54 @@ def test_a_host_that_stops_reading_costs_no_wakeup_a_wait(pico):
     # the running side's display went on with the time: a change every half second
     frames = shown(tr, side, (t1 - 8_000) * MS, t1 * MS)
     assert len(frames) >= 15, frames
+
+
+def packets(tr, from_ns=0):
+    """The sizes of the USB packets the host read from `from_ns` on."""
+    sizes, prev = [], 0
+    for ns, end in tr.serial_at:
+        if ns >= from_ns:
+            sizes.append(end - prev)
+        prev = end
+    return sizes
+
+
+def test_blocks_from_power_up_bytes_after_a_soft_reboot_until_the_fifo_was_full(pico):
+    """usbguard.py on real MicroPython: from power-up the feed goes a 32-byte block per
+    POLLOUT (each block its own USB packet, the host reading); after the REPL's soft
+    reboot (board.UsbMark: the watchdog scratch register kept the hand-over's mark) a byte
+    per POLLOUT, until a host that stopped reading let TinyUSB's buffer fill: blocks again.
+    No write waits at any time."""
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.choose_preset(BLITZ_5_0)
+        t = s.t
+        s.press("left")
+        s.run_ms(6_000)
+        assert set(packets(s.trace(), t * MS)) == {32}
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.usb_write(b"\x03")  # ready: the board is handed over, the REPL starts
+        s.run_ms(200)
+        s.usb_write(b"\x04")  # the REPL's soft reboot: main.py, the loop again
+        s.run_ms(1_500)
+        assert "MPY: soft reboot" in s.trace().serial
+        s.choose_preset(BLITZ_5_0)
+        t = s.t
+        s.press("left")
+        s.run_ms(6_000)
+        assert set(packets(s.trace(), t * MS)) == {1}  # a byte per POLLOUT
+        s.usb_reads(False)
+        t0 = s.t
+        side = 1
+        for _ in range(8):
+            s.run_ms(1_500)
+            s.press(("left", "right")[side], after_ms=0)
+            side = 1 - side
+        t1 = s.t
+        s.usb_reads(True)
+        s.run_ms(8_000)
+        tr = s.trace()
+    clean(tr)
+    assert len(tr.wakes(t0 * MS, t1 * MS)) < 60  # no write waited (1 ms wakes)
+    assert set(packets(tr, (t1 + 2_000) * MS)) == {32}  # the buffer was full: blocks
