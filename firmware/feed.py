@@ -83,6 +83,38 @@ _CR = const(13)
 _LF = const(10)
 
 
+# Feed._tc: the kept state line's end, whether it begins with CR LF, its delay_ms, left_ms
+# and right_ms with where their digits are and the bounds that keep them as many, its seq's
+# (where its digits end, their bounds, its value)
+_TN = const(0)
+_TCUT = const(1)
+_TD = const(2)
+_TA = const(3)
+_TA_AT = const(4)
+_TA_END = const(5)
+_TA_LO = const(6)
+_TA_HI = const(7)
+_TB = const(8)
+_TB_AT = const(9)
+_TB_END = const(10)
+_TB_LO = const(11)
+_TB_HI = const(12)
+_TS_END = const(13)
+_TS_LO = const(14)
+_TS_HI = const(15)
+_TQ = const(16)
+
+_TEN = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
+
+
+def _digits(x):
+    """How many decimal digits x (>= 0) has."""
+    n = 1
+    while n < 10 and x >= _TEN[n]:
+        n += 1
+    return n
+
+
 class Feed:
     def __init__(self, block=1, port=None):
         """`block`: every line's length (CR LF included) is made a multiple of it; `port`:
@@ -95,6 +127,13 @@ class Feed:
         buf[2:_BODY] = PREFIX
         self.buf = buf  # a line after a cut one is buf[0:n], else buf[2:n] (`_line`)
         self._line = memoryview(buf)[2:]
+        tbuf = bytearray(buf)  # the state lines' own: the last one kept, digits rewritten
+        self._tbuf = tbuf
+        self._tline = memoryview(tbuf)[2:]
+        self._t_ok = False  # _tbuf's line needs only new times and seq (see _status)
+        # what _status needs of that line (indexes _T*): one attribute, not sixteen (a
+        # wakeup's every attribute lookup probes the instance's hash table)
+        self._tc = [0] * 17
         self._v = [0] * 16  # the fields of the line being made (`_fields`)
         self._zeros = tuple(b"0" * k for k in range(block + 2))  # the pads' digits
         self.seq = 0  # the next line's sequence number
@@ -121,6 +160,7 @@ class Feed:
         self._until = _NEVER  # nothing to write before this instant unless g changes
         self._tick_at = 0  # while a clock runs: no tick changes the engine before (ms)
         self._bound = 0  # the running side's tick_at as this look's state line found it
+        self._t_ok = False
 
     def step(self, now, g, port=None):
         """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`
@@ -160,6 +200,25 @@ class Feed:
         self._tick_at = 0
         if self._stuck and not port.writable():
             return  # the port took nothing last time and has no room yet: no line to make
+        if calm:
+            # Nothing is owed either (a look that left something owed ends before it sets
+            # _tick_at): only the periodic state line can be due.
+            if now >= self._state_at:
+                self._state_at = now + PERIOD_MS
+                self._periodic += 1
+                if self._periodic >= HEADER_EVERY:
+                    self._periodic = 0
+                    self._start_owed = True  # sent at the next wakeup
+                if not self._send(port, self._status(g, now), True):
+                    self._state_owed = True
+                    return
+                if self._start_owed:
+                    return
+            until = self._bound or now + g.remaining(g.running, now) - 3
+            self._tick_at = until
+            self._until = until if until < self._state_at else self._state_at
+            return
+        self._t_ok = False  # the last state line's other fields may have changed
         budget = LINES_MAX
         if self._start_owed:
             if not self._send(port, self._start(g)):
@@ -198,7 +257,7 @@ class Feed:
                     self._periodic = 0
                     self._start_owed = True  # sent at the next wakeup
             self._state_at = now + PERIOD_MS
-            self._state_owed = not self._send(port, self._status(g, now))
+            self._state_owed = not self._send(port, self._status(g, now), True)
             if self._state_owed or self._start_owed:
                 return
         if self._result_owed:
@@ -362,19 +421,67 @@ class Feed:
 
     def _status(self, g, now):
         """T state running left_ms right_ms delay_ms period0 period1 ot0 ot1 flags
-        first_flag moves0 moves1 plies."""
-        v = self._v
+        first_flag moves0 moves1 plies. While a clock runs and nothing but time has
+        changed since the last one (_t_ok: every look since was calm, step), that line
+        (kept in _tbuf) is made this one by rewriting its seq and the times that
+        changed, when their digits are as many and the delay is the same."""
         state = g.state
         r = g.running
+        a = g.remaining(0, now)
+        b = g.remaining(1, now)
+        if state == _RUNNING and r >= 0:
+            d = g.delay_left(r, now)
+            self._bound = now + (b if r else a) - 3  # step's tick bound, this look's
+            q = self.seq
+            c = self._tc
+            if (
+                self._t_ok
+                and d == c[_TD]
+                and c[_TCUT] == self._cut
+                and c[_TS_LO] <= q < c[_TS_HI]
+                and c[_TA_LO] <= a < c[_TA_HI]
+                and c[_TB_LO] <= b < c[_TB_HI]
+            ):
+                buf = self._tbuf
+                k = c[_TS_END]
+                if q == c[_TQ] + 1:  # the kept line's seq + 1 (no line between): carry
+                    k -= 1
+                    while buf[k] == 57:  # "9"
+                        buf[k] = _C0
+                        k -= 1
+                    buf[k] += 1
+                else:
+                    while k > _BODY:
+                        k -= 1
+                        buf[k] = _C0 + q % 10
+                        q //= 10
+                c[_TQ] = self.seq
+                self.seq = (self.seq + 1) % SEQ_SPAN
+                if a != c[_TA]:
+                    c[_TA] = a
+                    k = c[_TA_END]
+                    j = c[_TA_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + a % 10
+                        a //= 10
+                if b != c[_TB]:
+                    c[_TB] = b
+                    k = c[_TB_END]
+                    j = c[_TB_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + b % 10
+                        b //= 10
+                return c[_TN]
+        else:
+            d = 0
+        v = self._v
         v[2] = state
         v[3] = r
-        v[4] = g.remaining(0, now)
-        v[5] = g.remaining(1, now)
-        if state == _RUNNING and r >= 0:
-            v[6] = g.delay_left(r, now)
-            self._bound = now + v[4 + r] - 3  # step's tick bound, this look's
-        else:
-            v[6] = 0
+        v[4] = a
+        v[5] = b
+        v[6] = d
         p = g.period
         v[7] = p[0]
         v[8] = p[1]
@@ -388,7 +495,36 @@ class Feed:
         v[13] = m[0]
         v[14] = m[1]
         v[15] = g.log_count
-        return self._fields(K_STATE, 14)
+        q = self.seq
+        n = self._fields(K_STATE, 14, self._tbuf)
+        self._t_ok = state == _RUNNING and r >= 0
+        if self._t_ok:  # where the digits are (state and running: one digit each)
+            c = self._tc
+            c[_TN] = n
+            c[_TCUT] = self._cut
+            c[_TD] = d
+            c[_TQ] = q
+            m = _digits(q)
+            k = _BODY + m
+            c[_TS_END] = k
+            c[_TS_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TS_HI] = _TEN[m] if m < 10 else _NEVER
+            k += 7  # " T 1 0 "
+            c[_TA] = a
+            c[_TA_AT] = k
+            m = _digits(a)
+            k += m
+            c[_TA_END] = k
+            c[_TA_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TA_HI] = _TEN[m] if m < 10 else _NEVER
+            k += 1
+            c[_TB] = b
+            c[_TB_AT] = k
+            m = _digits(b)
+            c[_TB_END] = k + m
+            c[_TB_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TB_HI] = _TEN[m] if m < 10 else _NEVER
+        return n
 
     def _result(self, g):
         """E result reason white: engine.RESULT_* (1 left wins, 2 right, 3 draw), the
@@ -410,14 +546,16 @@ class Feed:
         buf[j + 1] = _SPACE
         return j + 2
 
-    def _fields(self, kind, n):
-        """A whole line of `kind` whose fields are _v[2..n+1] (ints); returns its end. The
-        sequence number goes in _v[0], the kind in _v[1] (as _KIND - kind: one loop)."""
+    def _fields(self, kind, n, buf=None):
+        """A whole line of `kind` whose fields are _v[2..n+1] (ints), in `buf` (default:
+        buf); returns its end. The sequence number goes in _v[0], the kind in _v[1] (as
+        _KIND - kind: one loop)."""
         v = self._v
         v[0] = self.seq
         v[1] = _KIND - kind
         self.seq = (self.seq + 1) % SEQ_SPAN
-        buf = self.buf
+        if buf is None:
+            buf = self.buf
         j = _BODY
         for i in range(n + 2):
             x = v[i]
@@ -452,7 +590,7 @@ class Feed:
                     buf[k] = _C0 + x % 10
                     x //= 10
                 j = e + 1
-        return self._end(j)
+        return self._end(j, buf)
 
     def _int(self, j, v):
         """Write v in decimal at j, then a space; returns the index after the space."""
@@ -474,9 +612,11 @@ class Feed:
         buf[e] = _SPACE
         return e + 1
 
-    def _end(self, j):
-        """The pad (zeros up to a whole number of blocks), `*`, CR LF: returns the end."""
-        buf = self.buf
+    def _end(self, j, buf=None):
+        """The pad (zeros up to a whole number of blocks), `*`, CR LF, in `buf` (default:
+        buf): returns the end."""
+        if buf is None:
+            buf = self.buf
         b = self.block
         if b > 1:
             p = -(j + 3 - (0 if self._cut else 2)) % b
@@ -492,14 +632,14 @@ class Feed:
         buf[j + 2] = _LF
         return j + 3
 
-    def _send(self, port, n):
-        """Write the line that ends at n (from its CR LF after a cut line, else from its
-        prefix); True when all went out."""
+    def _send(self, port, n, state=False):
+        """Write the line that ends at n in buf (`state`: in _tbuf), from its CR LF after a
+        cut line, else from its prefix; True when all went out."""
         if self._cut:
-            w = port.send(self.buf, n)
+            w = port.send(self._tbuf if state else self.buf, n)
         else:
             n -= 2
-            w = port.send(self._line, n)
+            w = port.send(self._tline if state else self._line, n)
         self._stuck = w == 0
         if w == n:
             self.sent += 1

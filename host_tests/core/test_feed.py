@@ -12,7 +12,14 @@ import unittest
 
 import engine as E
 import feed as F
-from timecontrol import BONUS_FISCHER, MODE_BYOYOMI, MODE_COUNTDOWN, from_seconds
+from timecontrol import (
+    BONUS_DELAY,
+    BONUS_FISCHER,
+    MODE_BYOYOMI,
+    MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    from_seconds,
+)
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -319,6 +326,41 @@ class Quiet(unittest.TestCase):
         f.step(20_000, g, p)
         m = [fields(x) for x in p.lines() if b" M " in x]
         self.assertEqual(len(m), 1)
+
+
+class StateLineKept(unittest.TestCase):
+    """_status rewrites the last state line's seq and times in place while nothing else
+    changed: the bytes are those a line made afresh has."""
+
+    def check(self, control, seq=0, cut_at=()):
+        g = E.Game(control)
+        kept, fresh = F.Feed(32), F.Feed(32)
+        kept.seq = fresh.seq = seq
+        p, q = Port(), Port()
+        g.press(0, 1_000)
+        t = 1_000
+        for k in range(400):  # a state line every 5 s, a wakeup every 250 ms
+            t += 250
+            if k % 97 == 96:
+                g.press(g.running, t)  # a move now and then: the kept line is made again
+            g.tick(t)
+            if k in cut_at:
+                p.room = q.room = 40  # a cut line: the next begins with CR LF
+            kept.step(t, g, p)
+            fresh._t_ok = False  # never kept
+            fresh.step(t, g, q)
+            p.room = q.room = 1 << 29
+        self.assertEqual(bytes(p.out[: p.n]), bytes(q.out[: q.n]))
+        self.assertTrue(sum(b" T " in x for x in q.lines()) > 15)
+        return kept
+
+    def test_a_countdown_across_digit_counts_and_the_seq_wrap(self):
+        control = from_seconds(MODE_COUNTDOWN, [[101, 0, BONUS_FISCHER, 0]])
+        self.check(control, seq=F.SEQ_SPAN - 12, cut_at=(30, 31, 200))
+
+    def test_a_delay_and_an_hourglass(self):
+        self.check(from_seconds(MODE_COUNTDOWN, [[100, 0, BONUS_DELAY, 7]]))
+        self.check(from_seconds(MODE_HOURGLASS, [[100, 0, 0, 0]]))
 
 
 @unittest.skipUnless(MICROPYTHON, "heap_lock only bites under MicroPython")
