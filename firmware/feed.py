@@ -53,6 +53,10 @@ PERIOD_MS = const(5_000)  # a state line at the first wakeup this long after the
 HEADER_EVERY = const(8)  # the start line again with every 8th periodic state line
 LINES_MAX = const(8)  # lines written per wakeup at most
 LINE_MAX = const(256)  # bytes in the longest line (a start line with 4 periods a side)
+_T_MAX = const(160)  # bytes in the longest state line
+# the pad's digits (Feed._end copies them all; block + 1 at most are kept): block <= 64
+_ZEROS = b"00000000000000000000000000000000000000000000000000000000000000000"
+_ZN = const(65)  # len(_ZEROS)
 SEQ_SPAN = const(100_000)
 
 PREFIX = b"#CLK1 "
@@ -121,13 +125,13 @@ class Feed:
         where `step` writes when it is given none."""
         self.block = block
         self.port = port
-        buf = bytearray(2 + LINE_MAX + block + 2)
+        buf = bytearray(2 + LINE_MAX + _ZN)
         buf[0] = _CR
         buf[1] = _LF
         buf[2:_BODY] = PREFIX
         self.buf = buf  # a line after a cut one is buf[0:n], else buf[2:n] (`_line`)
         self._line = memoryview(buf)[2:]
-        tbuf = bytearray(buf)  # the state lines' own: the last one kept, digits rewritten
+        tbuf = bytearray(buf[: 2 + _T_MAX + _ZN])  # the state lines': one kept
         self._tbuf = tbuf
         self._tline = memoryview(tbuf)[2:]
         self._t_ok = False  # _tbuf's line needs only new times and seq (see _status)
@@ -135,7 +139,6 @@ class Feed:
         # wakeup's every attribute lookup probes the instance's hash table)
         self._tc = [0] * 17
         self._v = [0] * 16  # the fields of the line being made (`_fields`)
-        self._zeros = tuple(b"0" * k for k in range(block + 2))  # the pads' digits
         self.seq = 0  # the next line's sequence number
         self.sent = 0  # lines written whole
         self.dropped = 0  # lines cut short or not written (port full)
@@ -623,10 +626,10 @@ class Feed:
             if p:
                 if p == 1:
                     p += b
-                e = j + p - 1
-                buf[j:e] = self._zeros[p - 1]
-                buf[e] = _SPACE
-                j = e + 1
+                buf[j : j + _ZN] = _ZEROS  # more zeros than wanted: the rest is
+                j += p - 1  # overwritten below or after the line's end
+                buf[j] = _SPACE
+                j += 1
         buf[j] = _STAR
         buf[j + 1] = _CR
         buf[j + 2] = _LF
