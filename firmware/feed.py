@@ -32,18 +32,21 @@ counted (`dropped`).
 Cheap when nothing is new: the engine changes only at a press (a move, a state), at its
 deadline (a flag, a period: the app ticks it then) and, while no clock runs, at the
 arbiter's keys. So after a look that left nothing owed, `step` returns at once until
-`_until` (the periodic state line or, while a clock runs, the ms before its deadline;
-0 while paused or flagged: look at every wakeup) unless the state, the move count or the
-game itself changed: four comparisons.
+`_until` (the periodic state line or, while a clock runs, a few ms before the running
+side's deadline; 0 while paused or flagged: look at every wakeup) unless the state, the
+move count or the game itself changed: four comparisons. A look in between that finds
+only time gone by (calm) makes the periodic state line and nothing else; and while every
+look since the last state line was calm, that line, kept in a buffer of its own, becomes
+the next by rewriting its sequence number and the times that changed.
 
 Writing: `step(now, g[, port])` calls `port.send(buf, n)`, which writes the first n bytes of
 `buf` as far as they fit without waiting and returns how many went out (usbguard.py);
 after a line of which nothing went out, `port.writable()` says when to make lines again
 (a host that does not read costs a poll per wakeup, not a line built in vain).
-At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: the line is
-built in one preallocated bytearray, behind a CR LF and the prefix that stay in it, digits
-written by hand. Pure: no clock reading, the instant `now` (ms) is an argument. Not IRQ
-code.
+At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: a line is
+built in a preallocated bytearray (the state lines in a second one), behind a CR LF and
+the prefix that stay in it, digits written by hand. Pure: no clock reading, the instant
+`now` (ms) is an argument. Not IRQ code.
 """
 
 from micropython import const
