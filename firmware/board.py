@@ -9,7 +9,9 @@ by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with 
 pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a press
 (pio_levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
 serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
-(usbguard.py), whose stdin the bell listens to once the loop starts. The displays' wires
+(usbguard.py), whose stdin the bell listens to once the loop starts, with the mark that
+tells it whether anything else has written to the port since the chip's reset (UsbMark:
+a watchdog scratch register). The displays' wires
 are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
 (tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
 sleep (doorbell.py).
@@ -22,6 +24,7 @@ sleep (doorbell.py).
 """
 
 import sys
+import time
 
 import alarm_pio
 import lever_pio
@@ -54,6 +57,36 @@ _BATTERY_ADC = const(3)
 _ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
 _LEVER_SM = const(4)  # PIO1's machines 0 (left lever) and 1 (right): lever_pio.START_BITS
 _BATTERY_READS = const(8)  # ADC conversions averaged per battery reading
+_USB_MARK = const(0x4005800C)  # RP2040 WATCHDOG SCRATCH0 (datasheet 4.7): UsbMark's word
+
+
+class UsbMark:
+    """Whether anything but the loop may have written to the USB port since the chip's
+    reset, for usbguard.py (the TX FIFO then holds bytes it did not count). WATCHDOG
+    SCRATCH0 holds time.time() of the last instant something else may have (the guard
+    sets it when the board is built, until the loop starts, and when the loop hands the
+    board to the REPL), 0 when only the loop has. A power-up clears it; a soft reboot
+    (the REPL's Ctrl-D) keeps it, and so do a watchdog reset and machine.reset(), which
+    empty the FIFO and restart the clock: a mark later than time.time() is from before
+    them. The RP2040's scratch registers 0-3 are the program's (the SDK and the boot ROM
+    use 4-7)."""
+
+    def fresh(self):
+        """True when only the loop has written to the port since the chip's reset."""
+        m = machine.mem32[_USB_MARK]
+        return m == 0 or time.time() < m
+
+    def set(self):
+        machine.mem32[_USB_MARK] = int(time.time())  # (an int on MicroPython already)
+
+    def clear(self):
+        machine.mem32[_USB_MARK] = 0
+
+
+def _usb_mark():
+    """A UsbMark on an RP2040 (its register), else None (the guard assumes the worst)."""
+    impl = getattr(sys, "implementation", None)
+    return UsbMark() if "RP2040" in getattr(impl, "_machine", "") else None
 
 
 def _display(sm_id, clk, dio):
@@ -103,7 +136,9 @@ class Board:
         self.buttons = Buttons(buttons)
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.adc = machine.ADC(_BATTERY_ADC)
-        self.usb = UsbGuard(sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr)
+        self.usb = UsbGuard(
+            sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
+        )
 
     def _start_levers(self):
         """Both lever machines at once, in step with the µs timer: their count's origin."""

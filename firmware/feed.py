@@ -18,6 +18,10 @@ integer fields separated by one space, and `*` as the last field: a line cut sho
 full port lacks it, and the line after a cut one begins with CR LF, so a host drops the
 cut line and nothing else. Times are whole ms as the engine gives them (the move log's
 nearest-ms values, `remaining()` rounded up), sides are physical (0 left, 1 right).
+With `block` > 1 (the USB guard's BLOCK) every line, its CR LF (and the CR LF before it
+after a cut line) included, is a whole number of `block` bytes: a last field of zeros
+before the `*` pads it (2 to block + 1 bytes with its space; a reader ignores fields
+after the ones it knows, docs/live.md).
 
 Nothing lost: a move line or the start or the result that does not go out whole is made
 again at the next wakeup (moves by their index in the log, which the ring keeps for 600
@@ -25,11 +29,24 @@ half-moves), so a host that reads slowly gets every move late, not never; the ot
 go once and the next state line carries what they changed. Lines dropped or cut are
 counted (`dropped`).
 
-Writing: `step(now, g, port)` calls `port.send(buf, n)`, which writes the first n bytes of
-`buf` as far as they fit without waiting and returns how many went out (usbguard.py).
-At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: the line is
-built in one preallocated bytearray, digits written by hand. Pure: no clock reading,
-the instant `now` (ms) is an argument. Not IRQ code.
+Cheap when nothing is new: the engine changes only at a press (a move, a state), at its
+deadline (a flag, a period: the app ticks it then) and, while no clock runs, at the
+arbiter's keys. So after a look that left nothing owed, `step` returns at once until
+`_until` (the periodic state line or, while a clock runs, a few ms before the running
+side's deadline; 0 while paused or flagged: look at every wakeup) unless the state, the
+move count or the game itself changed: four comparisons. A look in between that finds
+only time gone by (calm) makes the periodic state line and nothing else; and while every
+look since the last state line was calm, that line, kept in a buffer of its own, becomes
+the next by rewriting its sequence number and the times that changed.
+
+Writing: `step(now, g[, port])` calls `port.send(buf, n)`, which writes the first n bytes of
+`buf` as far as they fit without waiting and returns how many went out (usbguard.py);
+after a line of which nothing went out, `port.writable()` says when to make lines again
+(a host that does not read costs a poll per wakeup, not a line built in vain).
+At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: a line is
+built in a preallocated bytearray (the state lines in a second one), behind a CR LF and
+the prefix that stay in it, digits written by hand. Pure: no clock reading, the instant
+`now` (ms) is an argument. Not IRQ code.
 """
 
 from micropython import const
@@ -39,6 +56,10 @@ PERIOD_MS = const(5_000)  # a state line at the first wakeup this long after the
 HEADER_EVERY = const(8)  # the start line again with every 8th periodic state line
 LINES_MAX = const(8)  # lines written per wakeup at most
 LINE_MAX = const(256)  # bytes in the longest line (a start line with 4 periods a side)
+_T_MAX = const(160)  # bytes in the longest state line
+# the pad's digits (Feed._end copies them all; block + 1 at most are kept): block <= 64
+_ZEROS = b"00000000000000000000000000000000000000000000000000000000000000000"
+_ZN = const(65)  # len(_ZEROS)
 SEQ_SPAN = const(100_000)
 
 PREFIX = b"#CLK1 "
@@ -56,6 +77,11 @@ _READY = const(0)  # engine.py's game states
 _RUNNING = const(1)
 _FINISHED = const(4)
 _LOG_CAPACITY = const(600)  # engine.LOG_CAPACITY
+_NEVER = const(0x3FFFFFFF)  # `_until` when only a change can make a line (the largest small int)
+_BODY = const(8)  # buf: CR LF, the prefix, then the line's sequence number
+# _fields: a value at or below _KIND is the kind letter _KIND - value (a field is far above:
+# no time or count reaches -12 days)
+_KIND = const(-0x3FFFFF00)
 _SPACE = const(32)
 _STAR = const(42)
 _MINUS = const(45)
@@ -64,13 +90,63 @@ _CR = const(13)
 _LF = const(10)
 
 
+# Feed._tc: the kept state line's end, whether it begins with CR LF, its delay_ms, left_ms
+# and right_ms with where their digits are and the bounds that keep them as many, its seq's
+# (where its digits end, their bounds, its value)
+_TN = const(0)
+_TCUT = const(1)
+_TD = const(2)
+_TA = const(3)
+_TA_AT = const(4)
+_TA_END = const(5)
+_TA_LO = const(6)
+_TA_HI = const(7)
+_TB = const(8)
+_TB_AT = const(9)
+_TB_END = const(10)
+_TB_LO = const(11)
+_TB_HI = const(12)
+_TS_END = const(13)
+_TS_LO = const(14)
+_TS_HI = const(15)
+_TQ = const(16)
+
+_TEN = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
+
+
+def _digits(x):
+    """How many decimal digits x (>= 0) has."""
+    n = 1
+    while n < 10 and x >= _TEN[n]:
+        n += 1
+    return n
+
+
 class Feed:
-    def __init__(self):
-        self.buf = bytearray(LINE_MAX)
+    def __init__(self, block=1, port=None):
+        """`block`: every line's length (CR LF included) is made a multiple of it; `port`:
+        where `step` writes when it is given none."""
+        self.block = block
+        self.port = port
+        buf = bytearray(2 + LINE_MAX + _ZN)
+        buf[0] = _CR
+        buf[1] = _LF
+        buf[2:_BODY] = PREFIX
+        self.buf = buf  # a line after a cut one is buf[0:n], else buf[2:n] (`_line`)
+        self._line = memoryview(buf)[2:]
+        tbuf = bytearray(buf[: 2 + _T_MAX + _ZN])  # the state lines': one kept
+        self._tbuf = tbuf
+        self._tline = memoryview(tbuf)[2:]
+        self._t_ok = False  # _tbuf's line needs only new times and seq (see _status)
+        # what _status needs of that line (indexes _T*): one attribute, not sixteen (a
+        # wakeup's every attribute lookup probes the instance's hash table)
+        self._tc = [0] * 17
+        self._v = [0] * 16  # the fields of the line being made (`_fields`)
         self.seq = 0  # the next line's sequence number
         self.sent = 0  # lines written whole
         self.dropped = 0  # lines cut short or not written (port full)
         self._cut = False  # the last line went out cut: the next begins with CR LF
+        self._stuck = False  # the port took no byte of the last line
         self._g = None
         self._forget()
 
@@ -87,10 +163,21 @@ class Feed:
         self._periodic = 0  # periodic state lines since the last start line
         self._state_at = 0  # the next periodic state line is due then (ms)
         self._state_owed = False
+        self._until = _NEVER  # nothing to write before this instant unless g changes
+        self._tick_at = 0  # while a clock runs: no tick changes the engine before (ms)
+        self._bound = 0  # the running side's tick_at as this look's state line found it
+        self._t_ok = False
 
-    def step(self, now, g, port):
-        """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`.
-        Cheap when nothing is: a few comparisons."""
+    def step(self, now, g, port=None):
+        """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`
+        (default: the constructor's)."""
+        if now < self._until and g.state == self._state and g.log_count == self._moves:
+            if g is self._g:
+                return  # nothing new (inline: this runs at every wakeup)
+        if port is None:
+            port = self.port
+        self._until = 0  # look again at the next wakeup unless all is sent below
+        self._bound = 0
         state = g.state
         if g is not self._g or (state == _READY and self._active):
             self._g = g
@@ -107,16 +194,37 @@ class Feed:
             self._moves = g.log_count - _LOG_CAPACITY if g.log_count > _LOG_CAPACITY else 0
             self._seen(g)
             self._state = state
-        elif (
-            self._moves == g.log_count
+        # Only time has passed since the last look, which sent all: a clock runs as it ran,
+        # no move, no tick yet (the arbiter's changes come with a pause): nothing for
+        # _news to find. (_tick_at holds only from one look that sent all to the next.)
+        calm = (
+            state == _RUNNING
             and state == self._state
-            and (now < self._state_at or state == _FINISHED)
-            and not self._state_owed
-            and not self._start_owed
-            and not self._result_owed
-            and self._news(g) == 0
-        ):
-            return  # nothing new (inline: this runs at every wakeup in a game)
+            and g.log_count == self._moves
+            and now < self._tick_at
+        )
+        self._tick_at = 0
+        if self._stuck and not port.writable():
+            return  # the port took nothing last time and has no room yet: no line to make
+        if calm:
+            # Nothing is owed either (a look that left something owed ends before it sets
+            # _tick_at): only the periodic state line can be due.
+            if now >= self._state_at:
+                self._state_at = now + PERIOD_MS
+                self._periodic += 1
+                if self._periodic >= HEADER_EVERY:
+                    self._periodic = 0
+                    self._start_owed = True  # sent at the next wakeup
+                if not self._send(port, self._status(g, now), True):
+                    self._state_owed = True
+                    return
+                if self._start_owed:
+                    return
+            until = self._bound or now + g.remaining(g.running, now) - 3
+            self._tick_at = until
+            self._until = until if until < self._state_at else self._state_at
+            return
+        self._t_ok = False  # the last state line's other fields may have changed
         budget = LINES_MAX
         if self._start_owed:
             if not self._send(port, self._start(g)):
@@ -131,7 +239,7 @@ class Feed:
                 return
             self._moves += 1
             budget -= 1
-        news = self._news(g)
+        news = 0 if calm else self._news(g)
         if news:
             self._state_owed = True
             if news & 1:
@@ -155,9 +263,28 @@ class Feed:
                     self._periodic = 0
                     self._start_owed = True  # sent at the next wakeup
             self._state_at = now + PERIOD_MS
-            self._state_owed = not self._send(port, self._status(g, now))
-        if self._result_owed and budget > 0:
+            self._state_owed = not self._send(port, self._status(g, now), True)
+            if self._state_owed or self._start_owed:
+                return
+        if self._result_owed:
+            if budget == 0:
+                return
             self._result_owed = not self._send(port, self._result(g))
+            if self._result_owed:
+                return
+        # All sent. Until a change in `g`: nothing after a result; while a clock runs, the
+        # periodic state line, or before it the running side's deadline less 3 ms (its
+        # flag or period end is at least remaining() - 1 ms away, remaining() rounding up
+        # by less than a ms; app.py ticks it at a wakeup at most 1 ms before; without a
+        # deadline, upcount or a fallen flag, this only looks sooner); every wakeup while
+        # paused or flagged (the arbiter's keys change the engine without a press or a
+        # tick).
+        if state == _FINISHED:
+            self._until = _NEVER
+        elif state == _RUNNING:
+            until = self._bound or now + g.remaining(g.running, now) - 3
+            self._tick_at = until
+            self._until = until if until < self._state_at else self._state_at
 
     # ------------------------------------------------------------ what changed
     def _news(self, g):
@@ -189,6 +316,7 @@ class Feed:
         while i > 0 and log[i - 1] is not self._note:
             i -= 1
         self._note = log[-1]
+        v = self._v
         while i < len(log):
             e = log[i]
             i += 1
@@ -196,12 +324,11 @@ class Feed:
                 self.dropped += 1
                 continue
             budget -= 1
-            j = self._head(K_ARBITER)
-            j = self._int(j, e[1])  # action (engine.ACT_*)
-            j = self._int(j, e[2])  # side, -1 none
-            j = self._int(j, e[3])  # value
-            j = self._int(j, e[0])  # the instant (ms)
-            self._send(port, self._end(j))
+            v[2] = e[1]  # action (engine.ACT_*)
+            v[3] = e[2]  # side, -1 none
+            v[4] = e[3]  # value
+            v[5] = e[0]  # the instant (ms)
+            self._send(port, self._fields(K_ARBITER, 4))
         return budget
 
     def _periods(self, g, port, budget):
@@ -214,36 +341,36 @@ class Feed:
         self._p1 = p[1]
         self._o0 = o[0]
         self._o1 = o[1]
+        v = self._v
         for s in range(2):
             if changed >> s & 1:
                 if budget == 0:
                     self.dropped += 1
                     continue
                 budget -= 1
-                j = self._head(K_PERIOD)
-                j = self._int(j, s)
-                j = self._int(j, p[s])
-                j = self._int(j, o[s])
-                j = self._int(j, g.remaining(s, g.last_event))
-                self._send(port, self._end(j))
+                v[2] = s
+                v[3] = p[s]
+                v[4] = o[s]
+                v[5] = g.remaining(s, g.last_event)
+                self._send(port, self._fields(K_PERIOD, 4))
         return budget
 
     def _flagged(self, g, port, budget):
         flags = g.flagged[0] | g.flagged[1] << 1
         new = flags & ~self._flags
         self._flags = flags
+        v = self._v
         for s in range(2):
             if new >> s & 1:
                 if budget == 0:
                     self.dropped += 1
                     continue
                 budget -= 1
-                j = self._head(K_FLAG)
-                j = self._int(j, s)
-                j = self._int(j, g.first_flag)
-                j = self._int(j, g.flag_at[s])
-                j = self._int(j, g.moves[s])
-                self._send(port, self._end(j))
+                v[2] = s
+                v[3] = g.first_flag
+                v[4] = g.flag_at[s]
+                v[5] = g.moves[s]
+                self._send(port, self._fields(K_FLAG, 4))
         return budget
 
     # ------------------------------------------------------------ lines
@@ -288,65 +415,188 @@ class Feed:
         i = k % _LOG_CAPACITY
         packed = g.log_move[i]
         side = packed & 1
-        j = self._head(K_MOVE)
-        j = self._int(j, k + 1)
-        j = self._int(j, side)
-        j = self._int(j, packed >> 1)
-        j = self._int(j, g.log_used[i])
-        j = self._int(j, g.log_left[i])
-        j = self._int(j, g.remaining(1 - side, g.last_event) if k + 1 == g.log_count else -1)
-        j = self._int(j, g.log_ot[i])
-        return self._end(j)
+        v = self._v
+        v[2] = k + 1
+        v[3] = side
+        v[4] = packed >> 1
+        v[5] = g.log_used[i]
+        v[6] = g.log_left[i]
+        v[7] = g.remaining(1 - side, g.last_event) if k + 1 == g.log_count else -1
+        v[8] = g.log_ot[i]
+        return self._fields(K_MOVE, 7)
 
     def _status(self, g, now):
         """T state running left_ms right_ms delay_ms period0 period1 ot0 ot1 flags
-        first_flag moves0 moves1 plies."""
-        j = self._head(K_STATE)
-        j = self._int(j, g.state)
+        first_flag moves0 moves1 plies. While a clock runs and nothing but time has
+        changed since the last one (_t_ok: every look since was calm, step), that line
+        (kept in _tbuf) is made this one by rewriting its seq and the times that
+        changed, when their digits are as many and the delay is the same."""
+        state = g.state
         r = g.running
-        j = self._int(j, r)
-        j = self._int(j, g.remaining(0, now))
-        j = self._int(j, g.remaining(1, now))
-        j = self._int(j, g.delay_left(r, now) if g.state == _RUNNING and r >= 0 else 0)
-        j = self._int(j, g.period[0])
-        j = self._int(j, g.period[1])
-        j = self._int(j, g.ot_left[0])
-        j = self._int(j, g.ot_left[1])
-        j = self._int(j, g.flagged[0] | g.flagged[1] << 1)
-        j = self._int(j, g.first_flag)
-        j = self._int(j, g.moves[0])
-        j = self._int(j, g.moves[1])
-        j = self._int(j, g.log_count)
-        return self._end(j)
+        a = g.remaining(0, now)
+        b = g.remaining(1, now)
+        if state == _RUNNING and r >= 0:
+            d = g.delay_left(r, now)
+            self._bound = now + (b if r else a) - 3  # step's tick bound, this look's
+            q = self.seq
+            c = self._tc
+            if (
+                self._t_ok
+                and d == c[_TD]
+                and c[_TCUT] == self._cut
+                and c[_TS_LO] <= q < c[_TS_HI]
+                and c[_TA_LO] <= a < c[_TA_HI]
+                and c[_TB_LO] <= b < c[_TB_HI]
+            ):
+                buf = self._tbuf
+                k = c[_TS_END]
+                if q == c[_TQ] + 1:  # the kept line's seq + 1 (no line between): carry
+                    k -= 1
+                    while buf[k] == 57:  # "9"
+                        buf[k] = _C0
+                        k -= 1
+                    buf[k] += 1
+                else:
+                    while k > _BODY:
+                        k -= 1
+                        buf[k] = _C0 + q % 10
+                        q //= 10
+                c[_TQ] = self.seq
+                self.seq = (self.seq + 1) % SEQ_SPAN
+                if a != c[_TA]:
+                    c[_TA] = a
+                    k = c[_TA_END]
+                    j = c[_TA_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + a % 10
+                        a //= 10
+                if b != c[_TB]:
+                    c[_TB] = b
+                    k = c[_TB_END]
+                    j = c[_TB_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + b % 10
+                        b //= 10
+                return c[_TN]
+        else:
+            d = 0
+        v = self._v
+        v[2] = state
+        v[3] = r
+        v[4] = a
+        v[5] = b
+        v[6] = d
+        p = g.period
+        v[7] = p[0]
+        v[8] = p[1]
+        o = g.ot_left
+        v[9] = o[0]
+        v[10] = o[1]
+        f = g.flagged
+        v[11] = f[0] | f[1] << 1
+        v[12] = g.first_flag
+        m = g.moves
+        v[13] = m[0]
+        v[14] = m[1]
+        v[15] = g.log_count
+        q = self.seq
+        n = self._fields(K_STATE, 14, self._tbuf)
+        self._t_ok = state == _RUNNING and r >= 0
+        if self._t_ok:  # where the digits are (state and running: one digit each)
+            c = self._tc
+            c[_TN] = n
+            c[_TCUT] = self._cut
+            c[_TD] = d
+            c[_TQ] = q
+            m = _digits(q)
+            k = _BODY + m
+            c[_TS_END] = k
+            c[_TS_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TS_HI] = _TEN[m] if m < 10 else _NEVER
+            k += 7  # " T 1 0 "
+            c[_TA] = a
+            c[_TA_AT] = k
+            m = _digits(a)
+            k += m
+            c[_TA_END] = k
+            c[_TA_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TA_HI] = _TEN[m] if m < 10 else _NEVER
+            k += 1
+            c[_TB] = b
+            c[_TB_AT] = k
+            m = _digits(b)
+            c[_TB_END] = k + m
+            c[_TB_LO] = _TEN[m - 1] if m > 1 else 0
+            c[_TB_HI] = _TEN[m] if m < 10 else _NEVER
+        return n
 
     def _result(self, g):
         """E result reason white: engine.RESULT_* (1 left wins, 2 right, 3 draw), the
         shell's reason with engine.BY_DRAW_ODDS, the side that had White."""
-        j = self._head(K_RESULT)
-        j = self._int(j, g.result)
-        j = self._int(j, g.reason)
-        j = self._int(j, g.white)
-        return self._end(j)
+        v = self._v
+        v[2] = g.result
+        v[3] = g.reason
+        v[4] = g.white
+        return self._fields(K_RESULT, 3)
 
     # ------------------------------------------------------------ bytes
     def _head(self, kind):
-        """Start a line: CR LF after a cut one, the prefix, the sequence number, the kind;
-        returns the index after the kind's space."""
-        buf = self.buf
-        j = 0
-        if self._cut:
-            buf[0] = _CR
-            buf[1] = _LF
-            j = 2
-        p = PREFIX
-        for i in range(len(p)):
-            buf[j] = p[i]
-            j += 1
-        j = self._int(j, self.seq)
+        """Start a line (after the prefix): the sequence number, the kind; returns the
+        index after the kind's space."""
+        j = self._int(_BODY, self.seq)
         self.seq = (self.seq + 1) % SEQ_SPAN
+        buf = self.buf
         buf[j] = kind
         buf[j + 1] = _SPACE
         return j + 2
+
+    def _fields(self, kind, n, buf=None):
+        """A whole line of `kind` whose fields are _v[2..n+1] (ints), in `buf` (default:
+        buf); returns its end. The sequence number goes in _v[0], the kind in _v[1] (as
+        _KIND - kind: one loop)."""
+        v = self._v
+        v[0] = self.seq
+        v[1] = _KIND - kind
+        self.seq = (self.seq + 1) % SEQ_SPAN
+        if buf is None:
+            buf = self.buf
+        j = _BODY
+        for i in range(n + 2):
+            x = v[i]
+            if x < 0:
+                if x <= _KIND:
+                    buf[j] = _KIND - x
+                    buf[j + 1] = _SPACE
+                    j += 2
+                    continue
+                buf[j] = _MINUS
+                j += 1
+                x = -x
+            if x < 10:
+                buf[j] = _C0 + x
+                buf[j + 1] = _SPACE
+                j += 2
+            else:
+                if x < 100:
+                    e = j + 2
+                elif x < 10_000:
+                    e = j + 3 if x < 1_000 else j + 4
+                elif x < 1_000_000:
+                    e = j + 5 if x < 100_000 else j + 6
+                elif x < 100_000_000:
+                    e = j + 7 if x < 10_000_000 else j + 8
+                else:
+                    e = j + 9 if x < 1_000_000_000 else j + 10
+                buf[e] = _SPACE
+                k = e
+                while k > j:  # the digits from the last: one divmod each
+                    k -= 1
+                    buf[k] = _C0 + x % 10
+                    x //= 10
+                j = e + 1
+        return self._end(j, buf)
 
     def _int(self, j, v):
         """Write v in decimal at j, then a space; returns the index after the space."""
@@ -368,16 +618,35 @@ class Feed:
         buf[e] = _SPACE
         return e + 1
 
-    def _end(self, j):
-        buf = self.buf
+    def _end(self, j, buf=None):
+        """The pad (zeros up to a whole number of blocks), `*`, CR LF, in `buf` (default:
+        buf): returns the end."""
+        if buf is None:
+            buf = self.buf
+        b = self.block
+        if b > 1:
+            p = -(j + 3 - (0 if self._cut else 2)) % b
+            if p:
+                if p == 1:
+                    p += b
+                buf[j : j + _ZN] = _ZEROS  # more zeros than wanted: the rest is
+                j += p - 1  # overwritten below or after the line's end
+                buf[j] = _SPACE
+                j += 1
         buf[j] = _STAR
         buf[j + 1] = _CR
         buf[j + 2] = _LF
         return j + 3
 
-    def _send(self, port, n):
-        """Write the line's n bytes; True when all went out."""
-        w = port.send(self.buf, n)
+    def _send(self, port, n, state=False):
+        """Write the line that ends at n in buf (`state`: in _tbuf), from its CR LF after a
+        cut line, else from its prefix; True when all went out."""
+        if self._cut:
+            w = port.send(self._tbuf if state else self.buf, n)
+        else:
+            n -= 2
+            w = port.send(self._tline if state else self._line, n)
+        self._stuck = w == 0
         if w == n:
             self.sent += 1
             self._cut = False

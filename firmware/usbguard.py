@@ -27,11 +27,27 @@ shared/tinyusb/mp_usbd_cdc.c, shared/runtime/sys_stdio_mphal.c, py/scheduler.c):
   at jumps and calls, and the loop's poll calls the doorbell's Python ioctl first, which is
   where the report's traceback pointed. kbd_intr(-1) turns that off.
 - stdin.buffer.readinto(b) waits until it has len(b) bytes: read one byte per POLLIN.
-- stdout.buffer.write, while a host has the port open (DTR) but is not reading, waits for
-  TX FIFO room 1 ms at a time up to 500 ms (MICROPY_HW_USB_CDC_TX_TIMEOUT); with no host
-  (port closed, a charger, batteries) the FIFO overwrites its oldest bytes and never waits.
-  POLLOUT means "no host, or at least one byte free", so the status line goes out one byte
-  per POLLOUT: it never waits, and a host that does not read gets a cut line.
+- stdout.buffer.write(b, off, n), while a host has the port open (DTR), puts into
+  TinyUSB's 256-byte TX FIFO as many of the n bytes as it has room for and returns at once
+  when all went in; only when some did not fit does it wait for room, 1 ms at a time up to
+  500 ms after the last byte that went in (MICROPY_HW_USB_CDC_TX_TIMEOUT): a host that
+  does not read costs that wait. With no host (port closed, a charger, batteries) the FIFO
+  overwrites its oldest bytes and never waits. POLLOUT means "no host, or at least one
+  byte free": nothing on the port says how many.
+- Bytes leave the FIFO only for the IN endpoint's 64-byte packet buffer, 64 at a time or
+  all of them when fewer are left (tud_cdc_n_write_flush, after every write and at every
+  packet the host takes); a bus reset keeps them (tx_persistent); with no DTR a write
+  that overflows leaves it full. So while everything written into it is a whole number
+  of BLOCK bytes (BLOCK divides 64 and 256), it holds a whole number of blocks, and a
+  POLLOUT promises a whole block of room: `send` then writes a block per POLLOUT, and a
+  line that does not fit is cut at a block's end. Every line sent (status and feed) is a
+  whole number of blocks (feed.py pads its lines, LINES are padded here). Until that
+  holds (`_blocks` False) a line goes out one byte per POLLOUT, which never waits either.
+  It holds from the loop's start when nothing else has written to the port since the
+  chip's reset (`mark`, board.py: not after a soft reboot, whose REPL may have left bytes
+  in the FIFO), and from the first POLLOUT that finds the FIFO full (256 bytes). It
+  assumes nothing else writes to the port while the loop runs (the firmware prints
+  nothing; MicroPython would print an IRQ handler's uncaught exception).
 
 Bounded work: at most DRAIN_MAX bytes per wakeup; a flood (more still waiting after that)
 takes stdin out of the loop's poll for MUTE_MS, so a host that sends without pause costs
@@ -42,11 +58,13 @@ so a Ctrl-C sent during a game never hands over later. Bytes the host's own buff
 back (flow control) arrive after that and count as sent then.
 
 The live feed (feed.py) goes out through `send` as well, written by `report(now, game)`
-once per wakeup: the same one-byte-per-POLLOUT rule, so a feed line never waits either;
-a cut one is made again or repaired by the feed's next state line.
+once per wakeup: the same rule, so a feed line never waits either; a cut one is made
+again or repaired by the feed's next state line.
 
 Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and
-if True `service(now, phase)` (phase = the engine's game state), then `report(now, game)`;
+if True `service(now, phase)` (phase = the engine's game state), then `report(now, game)`
+(the live feed's lines for `game`, an engine.Game, at `now`: what is new since the last
+wakeup; the constructor binds it to the feed's own step, so a wakeup pays one call);
 `next_due()` joins the loop's sleep; `rebase()` when the loop's count restarts at 0;
 `service` returning True means "hand the board over": the loop ends and calls `stop()`.
 Nothing here allocates after the constructor (each poll's result tuple is made at its
@@ -67,18 +85,28 @@ FLAGGED = const(3)
 FINISHED = const(4)
 
 CTRL_C = const(3)
+BLOCK = const(32)  # bytes written per POLLOUT once the TX FIFO holds whole blocks (divides 64)
 DRAIN_MAX = const(64)  # bytes read per wakeup
 FLUSH_MAX = const(1024)  # bytes dropped when a game ends (ring buffer 512 + RX FIFO 256)
 REPLY_MS = const(500)  # at most one status line per this many ms
 MUTE_MS = const(100)  # after a full drain with more waiting: stdin out of the poll this long
 
+
+def _padded(text):
+    """`text` and CR LF, spaces before them to a whole number of BLOCK bytes."""
+    return text + b" " * (-(len(text) + 2) % BLOCK) + b"\r\n"
+
+
 # One line per phase: what a serial monitor shows and what tools/clock_link.py reads.
-LINES = (
-    b"chess-clock: ready; Ctrl-C hands the board to the host\r\n",
-    b"chess-clock: game running; USB ignored until its result is recorded\r\n",
-    b"chess-clock: game paused; USB ignored until its result is recorded\r\n",
-    b"chess-clock: game flagged; USB ignored until its result is recorded\r\n",
-    b"chess-clock: finished; Ctrl-C hands the board to the host\r\n",
+LINES = tuple(
+    _padded(x)
+    for x in (
+        b"chess-clock: ready; Ctrl-C hands the board to the host",
+        b"chess-clock: game running; USB ignored until its result is recorded",
+        b"chess-clock: game paused; USB ignored until its result is recorded",
+        b"chess-clock: game flagged; USB ignored until its result is recorded",
+        b"chess-clock: finished; Ctrl-C hands the board to the host",
+    )
 )
 
 
@@ -88,9 +116,11 @@ def in_game(phase):
 
 
 class UsbGuard:
-    def __init__(self, stdin, stdout, bell, kbd_intr):
+    def __init__(self, stdin, stdout, bell, kbd_intr, mark=None):
         """`stdin`/`stdout`: the port's byte streams (sys.stdin.buffer / sys.stdout.buffer),
-        `bell`: the loop's doorbell (it listens to stdin), `kbd_intr`: micropython.kbd_intr."""
+        `bell`: the loop's doorbell (it listens to stdin), `kbd_intr`: micropython.kbd_intr,
+        `mark`: board.UsbMark (whether anything but the loop has written to the port since
+        the chip's reset; None: assume so)."""
         self._in = stdin
         self._out = stdout
         self._bell = bell
@@ -102,6 +132,11 @@ class UsbGuard:
         self._out_write = stdout.write  # bound here, once: send() makes two calls a byte
         self._wr_ipoll = self._wr.ipoll
         self._byte = bytearray(1)
+        self._mark = mark
+        self._blocks = False  # the TX FIFO holds whole BLOCKs: `send` a block per POLLOUT
+        if mark is not None:
+            self._blocks = mark.fresh()
+            mark.set()  # until the loop starts: a traceback would be written
         self._game = False  # the phase at the last service was a game
         self._owed = False  # bytes came in since the last status line
         self._reply_at = 0  # no status line before this instant (ms)
@@ -109,17 +144,23 @@ class UsbGuard:
         self.bytes_in = 0  # bytes read and dropped since boot
         self.lines_out = 0  # status lines written whole
         self.lines_cut = 0  # status lines cut short: a host that has the port open, not reading
-        self.feed = Feed()  # the game's live lines (feed.py), written by report()
+        self.feed = Feed(BLOCK, self)  # the game's live lines (feed.py), written by report()
+        self.report = self.feed.step  # report(now, game): the feed's step itself, one call
 
     def start(self):
         """The loop starts: Ctrl-C becomes an ordinary byte, and bytes wake the loop."""
         self._kbd_intr(-1)
         self._bell.listen(self._in)
+        if self._mark is not None:
+            self._mark.clear()  # from here only the loop writes to the port
 
     def stop(self):
         """The board goes to the host (the REPL reads stdin next): Ctrl-C interrupts again."""
         self._bell.mute(self._in, True)
         self._kbd_intr(CTRL_C)
+        self._blocks = False  # the REPL writes next
+        if self._mark is not None:
+            self._mark.set()
 
     def due(self, now, phase):
         """True when `service` has work: the loop's poll found stdin readable, a game began
@@ -190,22 +231,37 @@ class UsbGuard:
             n += 1
         self.bytes_in += n
 
-    def report(self, now, game):
-        """The live feed's lines for `game` (an engine.Game) at `now` (ms): what is new since
-        the last wakeup (feed.py). Call it once per wakeup, after the displays are drawn."""
-        self.feed.step(now, game, self)
+    def writable(self):
+        """True when a byte (with _blocks, a block) can go out now (feed.py asks it after
+        a line of which nothing went out)."""
+        for _ready in self._wr_ipoll(0):
+            return True
+        return False
 
     def send(self, line, n):
-        """Write the first `n` bytes of `line`, one byte per POLLOUT, and stop at the first
-        byte that does not fit: never waits for a host that does not read. Returns how many
-        bytes went out."""
+        """Write the first `n` bytes of `line` (a whole number of BLOCKs) a block per
+        POLLOUT while the TX FIFO holds whole blocks, else a byte per POLLOUT, and stop at
+        the first that does not fit: never waits for a host that does not read. Returns how
+        many bytes went out."""
         write = self._out_write
         ipoll = self._wr_ipoll
         i = 0
+        if self._blocks:
+            while n - i >= BLOCK:
+                for _ready in ipoll(0):
+                    break
+                else:
+                    return i
+                write(line, i, BLOCK)
+                i += BLOCK
+            if i == n:
+                return n
+            self._blocks = False  # a tail shorter than a block: the FIFO's phase is lost
         while i < n:
             for _ready in ipoll(0):
                 break
             else:
+                self._blocks = True  # no room: the FIFO is full, 256 bytes, whole blocks
                 return i
             write(line, i, 1)
             i += 1

@@ -115,3 +115,104 @@ def test_the_tools_get_in_at_ready_and_after_the_result(pico):
             .strip()
             .endswith("['g000.json']")
         )
+
+
+def test_a_host_that_stops_reading_costs_no_wakeup_a_wait(pico):
+    """A program keeps the port open and stops reading (the emulated host takes no IN
+    packet: tools/chip/board.mjs): TinyUSB's buffer fills behind the endpoint's packet, the
+    feed's lines are cut, then none is made. A write into too little room would wait up to
+    500 ms (whole lines written at a POLLOUT do: twice here); none does, and the clock keeps
+    exact time. Once the host reads again it
+    gets every move (usbguard.py: whole blocks, a block per POLLOUT, from power-up)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import live_feed
+
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.choose_preset(BLITZ_5_0)
+        edge = s.t
+        s.press("left")  # White (right) runs
+        s.run_to(edge + 1_000)
+        s.usb_reads(False)
+        t0 = s.t
+        side = 1
+        for k in range(10):
+            s.run_ms(1_200)
+            s.press(("left", "right")[side], after_ms=0)
+            side = 1 - side
+            if k == 1:
+                s.usb_write(b"?")  # a status line (96 bytes): lines of 32, 64, 96 bytes
+        s.run_ms(8_000)
+        t1 = s.t
+        stalled = len(s.trace().serial)
+        s.usb_reads(True)
+        s.run_ms(3_000)
+        tr = s.trace()
+    clean(tr)
+    # A write that waits for room sleeps 1 ms at a time (mp_event_wait_ms): a wait shows
+    # as a run of 1 ms wakes (a 500 ms one, about 500). The loop's own wakes here: 2 a
+    # second and a few per press (as many as with a host that reads: 52).
+    wakes = tr.wakes(t0 * MS, t1 * MS)
+    assert len(wakes) < 80, len(wakes)
+    flash = [t for t, *_ in tr.flash_ops]
+    # the journal's flash writes stall some (an erase: 45 ms); no other wakeup is long
+    plain = [e - b for b, e in wakes if not any(b <= t <= e for t in flash)]
+    assert max(plain) < 20 * MS, max(plain) / MS
+    assert len(tr.serial) > stalled  # it read again and got what was owed
+    parsed = [live_feed.parse_line(x.encode("latin1")) for x in tr.serial.split("\n")]
+    plies = sorted({x.fields[0] for x in parsed if x is not None and x.kind == "M"})
+    assert plies == list(range(1, 11))
+    # the running side's display went on with the time: a change every half second
+    frames = shown(tr, side, (t1 - 8_000) * MS, t1 * MS)
+    assert len(frames) >= 15, frames
+
+
+def packets(tr, from_ns=0):
+    """The sizes of the USB packets the host read from `from_ns` on."""
+    sizes, prev = [], 0
+    for ns, end in tr.serial_at:
+        if ns >= from_ns:
+            sizes.append(end - prev)
+        prev = end
+    return sizes
+
+
+def test_blocks_from_power_up_bytes_after_a_soft_reboot_until_the_fifo_was_full(pico):
+    """usbguard.py on real MicroPython: from power-up the feed goes a 32-byte block per
+    POLLOUT (each block its own USB packet, the host reading); after the REPL's soft
+    reboot (board.UsbMark: the watchdog scratch register kept the hand-over's mark) a byte
+    per POLLOUT, until a host that stopped reading let TinyUSB's buffer fill: blocks again.
+    No write waits at any time."""
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.choose_preset(BLITZ_5_0)
+        t = s.t
+        s.press("left")
+        s.run_ms(6_000)
+        assert set(packets(s.trace(), t * MS)) == {32}
+    with pico.session() as s:
+        s.run_to(BOOT_MS)
+        s.usb_write(b"\x03")  # ready: the board is handed over, the REPL starts
+        s.run_ms(200)
+        s.usb_write(b"\x04")  # the REPL's soft reboot: main.py, the loop again
+        s.run_ms(1_500)
+        assert "MPY: soft reboot" in s.trace().serial
+        s.choose_preset(BLITZ_5_0)
+        t = s.t
+        s.press("left")
+        s.run_ms(6_000)
+        assert set(packets(s.trace(), t * MS)) == {1}  # a byte per POLLOUT
+        s.usb_reads(False)
+        t0 = s.t
+        side = 1
+        for _ in range(8):
+            s.run_ms(1_500)
+            s.press(("left", "right")[side], after_ms=0)
+            side = 1 - side
+        t1 = s.t
+        s.usb_reads(True)
+        s.run_ms(8_000)
+        tr = s.trace()
+    clean(tr)
+    assert len(tr.wakes(t0 * MS, t1 * MS)) < 60  # no write waited (1 ms wakes)
+    assert set(packets(tr, (t1 + 2_000) * MS)) == {32}  # the buffer was full: blocks

@@ -200,6 +200,27 @@ def test_a_host_that_reads_slowly_gets_every_move(tmp_path):
     assert b.record()["moves"] == [list(r) for r in g.log_entries()]
 
 
+def test_a_host_that_takes_a_packet_now_and_then_gets_every_move(tmp_path):
+    """The TX FIFO never empties: the guard's blocks (usbguard.BLOCK) keep it a whole
+    number of blocks, so no block is written into less room than a block."""
+    clock = boot(tmp_path)
+    connect(clock)
+    clock.press("left")
+    clock.usb.reading = False
+    for i in range(20):  # a packet (64 bytes) a second: less than the feed writes
+        machine.after(i * 1_000_000 + 1, lambda: clock.usb.take(1), irq=False)
+    play_moves(clock, 16, 600)
+    guard = clock.app.board.usb
+    assert clock.usb.tx_wait_us == 0 and guard._blocks and guard.feed.dropped > 0
+    running_side_follows_the_time(clock)
+    clock.usb.reading = True
+    clock.run_ms(6_000)
+    g = game(clock)
+    b = rebuilt(clock)
+    assert b.record()["moves"] == [list(r) for r in g.log_entries()]
+    assert clock.usb.tx_wait_us == 0
+
+
 def test_a_host_that_never_reads_or_none_at_all(tmp_path):
     clock = boot(tmp_path)
     clock.usb.plug()  # a host that never opens the port: the FIFO overwrites its oldest

@@ -82,12 +82,15 @@ def play(tmp_path, mean_think_ms):
     assert machine.resets == [] and clock.app.errors == 0
     assert not (tmp_path / "errors.log").exists()
     # Counters (the move log's count, each display's frame count, the feed's sequence number,
-    # moves and lines sent, the journal's sequence number and rows) hold one int object each;
-    # CPython shares ints up to 256 and allocates larger ones, so a counter that passed 256
-    # after move 50 shows as one new 32-byte object on its line. That is all that may grow.
+    # moves and lines sent, the journal's sequence number and rows) hold one int object each,
+    # and so does each slot of the feed's two lists (feed.py: the last line's 16 values, the
+    # kept state line's 17); CPython shares ints up to 256 and allocates larger ones, so a
+    # counter or a slot that passed 256 after move 50 shows as one new 32-byte object on its
+    # line (the feed's sequence number, kept in both lists too: three). That is all that may
+    # grow (MicroPython keeps them all in small ints: nothing).
     grown = [d for d in heap_at_300.compare_to(heap_at_50, "lineno") if d.size_diff > 0]
-    assert all(d.count_diff <= 2 and d.size_diff <= 64 for d in grown), grown
-    assert sum(d.size_diff for d in grown) <= 256, grown
+    assert all(d.count_diff <= 3 and d.size_diff <= 96 for d in grown), grown
+    assert sum(d.size_diff for d in grown) <= 256 + (16 + 17) * 32, grown
 
 
 def test_soak_600_half_moves(tmp_path):

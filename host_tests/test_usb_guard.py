@@ -13,6 +13,7 @@ power bank), the cable plugged and pulled, a KeyboardInterrupt that gets in anyw
 """
 
 import re
+import time
 import traceback
 
 import machine
@@ -223,8 +224,9 @@ def test_a_port_opened_and_closed_over_and_over(tmp_path):
 
 def test_a_host_that_opens_the_port_and_never_reads(tmp_path):
     """With DTR set and nobody reading, a plain write would wait up to 500 ms for FIFO
-    room (the fake models it, see test_usb_cdc_fake_*); the status lines go out a byte per
-    POLLOUT, so once the FIFO is full they are cut, and the loop never waits."""
+    room (the fake models it, see test_usb_cdc_fake_*); the status lines go out a block per
+    POLLOUT (usbguard.BLOCK: the FIFO holds whole blocks), so once the FIFO is full they
+    are cut, and the loop never waits."""
     clock = boot(tmp_path)
     to_phase(clock, "running")
     connect(clock)
@@ -401,6 +403,83 @@ def test_the_reports_traceback_came_from_the_doorbells_ioctl(tmp_path):
     assert texts(clock) == HANDED_OVER
 
 
+# ---------------------------------------------------------------- blocks (usbguard.BLOCK)
+SCRATCH0 = 0x4005800C  # board.UsbMark's word
+
+
+def test_from_power_up_lines_go_a_block_per_poll_and_the_fifo_stays_whole_blocks(tmp_path):
+    clock = boot(tmp_path)
+    guard = clock.app.board.usb
+    assert guard._blocks and machine.mem32[SCRATCH0] == 0  # nothing but the loop wrote
+    connect(clock)
+    to_phase(clock, "running")
+    clock.usb.reading = False
+    full = 0
+    for _ in range(12):  # a host that takes a packet now and then, the FIFO never empty
+        send_later(clock, b"?")
+        clock.run_ms(400)
+        clock.press(("left", "right")[game(clock).running])
+        assert len(clock.usb.tx) % usbguard.BLOCK == 0
+        full += len(clock.usb.tx) == usb_cdc.TX_FIFO
+        clock.usb.take(1)
+    assert guard._blocks and clock.usb.tx_wait_us == 0
+    assert full and guard.feed.dropped  # it filled up meanwhile: lines were cut, none waited
+    running_side_follows_the_time(clock)
+
+
+def test_after_a_soft_reboot_a_byte_per_poll_until_the_fifo_is_seen_full(tmp_path):
+    """A soft reboot keeps the mark of the run before (its hand-over) and the bytes its
+    REPL wrote that nobody read: their count is no whole number of blocks, and a block
+    written into the last few bytes of room would wait for a host that does not read."""
+    clock = SimulatedClock(tmp_path)
+    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
+    machine.mem32[SCRATCH0] = int(time.time()) - 60  # the run before handed over
+    connect(clock)
+    clock.usb.reading = False
+    assert clock.usb.sys.stdout.buffer.write(b"MPY: soft reboot\r\n" * 6) == 108
+    clock.run_ms(500)
+    guard = clock.app.board.usb
+    assert not guard._blocks and machine.mem32[SCRATCH0] == 0  # the loop runs: cleared
+    choose(clock, BULLET_1_0)
+    to_phase(clock, "running")
+    for _ in range(8):
+        clock.run_ms(900)
+        clock.press(("left", "right")[game(clock).running])
+    assert len(clock.usb.tx) == usb_cdc.TX_FIFO and guard._blocks  # seen full: blocks now
+    assert clock.usb.tx_wait_us == 0
+    running_side_follows_the_time(clock)
+    clock.usb.reading = True  # the host reads at last: blocks from here, whole
+    clock.run_ms(6_000)
+    assert clock.usb.tx_wait_us == 0 and len(clock.usb.tx) % usbguard.BLOCK == 0
+
+
+def test_blocks_into_a_fifo_of_no_whole_blocks_would_wait(tmp_path):
+    """Why the mark and the byte path: the same start with blocks from the first line."""
+    clock = SimulatedClock(tmp_path)
+    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
+    connect(clock)
+    clock.usb.reading = False
+    clock.usb.sys.stdout.buffer.write(b"MPY: soft reboot\r\n" * 6)
+    clock.run_ms(500)
+    clock.app.board.usb._blocks = True  # what a guard without the mark would assume
+    choose(clock, BULLET_1_0)
+    to_phase(clock, "running")
+    for _ in range(8):
+        clock.run_ms(900)
+        clock.press(("left", "right")[game(clock).running])
+    assert clock.usb.tx_wait_us == usb_cdc.TX_TIMEOUT_US  # one write waited 500 ms
+
+
+def test_the_mark_is_set_while_anything_else_may_write(tmp_path):
+    clock = boot(tmp_path)
+    assert machine.mem32[SCRATCH0] == 0  # the loop runs
+    connect(clock)
+    send_later(clock, CTRL_C)
+    clock.run_ms(50)
+    assert clock.at_repl and machine.mem32[SCRATCH0] != 0  # the REPL's turn
+    assert not clock.app.board.usb._blocks
+
+
 # ---------------------------------------------------------------- the fake, against MicroPython
 def test_usb_cdc_fake_ctrl_c_empties_the_ring_buffer_unless_kbd_intr_is_off(vt):
     machine.host_reset()
@@ -428,7 +507,8 @@ def test_usb_cdc_fake_flow_control_and_blocking_write(vt):
     out = port.sys.stdout.buffer
     port.reading = False
     start = machine.now_us()
-    assert out.write(b"y" * 300) == usb_cdc.TX_FIFO  # then waits 500 ms, returns short
+    # the FIFO and the packet it hands the endpoint, then it waits 500 ms, returns short
+    assert out.write(b"y" * 400) == usb_cdc.TX_FIFO + usb_cdc.PACKET
     assert machine.now_us() - start == usb_cdc.TX_TIMEOUT_US == port.tx_wait_us
     port.close()  # no DTR: the FIFO keeps the newest bytes, nothing waits
     start = machine.now_us()

@@ -175,6 +175,20 @@ def _kbd_intr(c):
     pass
 
 
+class FreshMark:
+    """board.UsbMark at a power-up: nothing but the loop has written to the port, so the
+    guard writes its lines a block per POLLOUT (usbguard.BLOCK), as on the board."""
+
+    def fresh(self):
+        return True
+
+    def set(self):
+        pass
+
+    def clear(self):
+        pass
+
+
 class FakePWM:
     def __init__(self):
         self.hz = 0
@@ -220,7 +234,7 @@ class BenchBoard:
         self.buzzer = buzzer_mod.Buzzer(self.pwm)
         self.leds = 0
         self.host = HostPort()
-        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr)  # with its live feed
+        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # + feed
 
     def frames(self):
         """TM1637 frames written so far, both displays."""

@@ -12,7 +12,14 @@ import unittest
 
 import engine as E
 import feed as F
-from timecontrol import BONUS_FISCHER, MODE_BYOYOMI, MODE_COUNTDOWN, from_seconds
+from timecontrol import (
+    BONUS_DELAY,
+    BONUS_FISCHER,
+    MODE_BYOYOMI,
+    MODE_COUNTDOWN,
+    MODE_HOURGLASS,
+    from_seconds,
+)
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -22,14 +29,20 @@ class Port:
         self.out = bytearray(size)
         self.n = 0
         self.room = 1 << 29  # bytes it takes before it is full
+        self.sizes = []  # n of every send (None: not kept, nothing allocated)
 
     def send(self, buf, n):
+        if self.sizes is not None:
+            self.sizes.append(n)
         k = n if n <= self.room else self.room
         for i in range(k):
             self.out[self.n + i] = buf[i]
         self.n += k
         self.room -= k
         return k
+
+    def writable(self):
+        return self.room > 0
 
     def lines(self):
         text = bytes(self.out[: self.n])
@@ -172,15 +185,198 @@ class FeedLines(unittest.TestCase):
         self.assertEqual(fields(p.lines()[6])[2][0], 0)  # left has White this time
 
 
+class Counting(E.Game):
+    """A Game that counts the feed's questions to it."""
+
+    asked = 0
+
+    def remaining(self, side, now):
+        self.asked += 1
+        return E.Game.remaining(self, side, now)
+
+    def delay_left(self, side, now):
+        self.asked += 1
+        return E.Game.delay_left(self, side, now)
+
+
+def unpadded(line):
+    """A line of a Feed(block) without its pad field (zeros before the `*`), if it has one."""
+    parts = line.split(b" ")
+    if len(parts) > 4 and parts[-2] and parts[-2] == b"0" * len(parts[-2]) and len(parts[-2]) > 1:
+        return b" ".join(parts[:-2] + parts[-1:])
+    return line
+
+
+class Blocks(unittest.TestCase):
+    """Feed(block): what usbguard.py's block writes need, and nothing else changed."""
+
+    def test_every_line_is_whole_blocks_and_reads_as_without_them(self):
+        control = from_seconds(MODE_BYOYOMI, [[3, 0, 0, 0]], overtime=[3, 1])
+        g = E.Game(control)
+        plain, padded = F.Feed(), F.Feed(32)
+        p, q = Port(), Port()
+
+        def step(t):
+            plain.step(t, g, p)
+            padded.step(t, g, q)
+
+        g.press(0, 0)
+        step(0)
+        for k in range(1, 12):  # moves, ply numbers of every length
+            g.press(g.running, k * 100)
+            step(k * 100)
+        g.pause(1_300)
+        step(1_300)
+        g.add_time(1, -60_000, 1_400)  # a negative field
+        g.set_moves(0, 123_456, 1_500)
+        step(1_500)
+        g.resume(1_600)
+        step(1_600)
+        for t in range(1_700, 12_000, 100):  # the periods run out, a flag falls
+            g.tick(t)
+            step(t)
+        g.finish(E.RESULT_LEFT_WINS, 1, 12_000)
+        step(12_000)
+        kinds_seen = set(kinds(p))
+        self.assertEqual(kinds_seen, set("GTMAPFE"))
+        self.assertTrue(all(n % 32 == 0 for n in q.sizes), q.sizes)
+        self.assertEqual([unpadded(x) for x in q.lines()], p.lines())
+        pads = [len(x) - len(unpadded(x)) for x in q.lines()]
+        self.assertTrue(all(x == 0 or 2 <= x <= 33 for x in pads), pads)
+        for line in p.lines():
+            fields(line)  # every plain line parses: ints where ints belong
+
+    def test_a_cut_line_and_the_line_after_it_are_whole_blocks(self):
+        g, f, p = self.game(), F.Feed(32), Port()
+        g.press(0, 0)
+        f.step(0, g, p)
+        p.room = 40  # a block and a bit: the first line is cut
+        g.press(1, 1_500)
+        f.step(1_500, g, p)
+        self.assertTrue(f.dropped >= 1)
+        cut = p.n
+        p.room = 1 << 29
+        f.step(1_600, g, p)
+        self.assertTrue(bytes(p.out[cut : p.n]).startswith(b"\r\n#CLK1 "))
+        self.assertTrue(all(n % 32 == 0 for n in p.sizes), p.sizes)
+
+    def game(self):
+        return E.Game(from_seconds(MODE_COUNTDOWN, [[60, 0, BONUS_FISCHER, 2]]))
+
+
+class Quiet(unittest.TestCase):
+    """A wakeup with nothing new asks the engine nothing; what changes is still on time."""
+
+    def test_an_untouched_clock_is_asked_only_for_its_state_lines(self):
+        g = Counting(from_seconds(MODE_COUNTDOWN, [[900, 0, BONUS_FISCHER, 10]]))
+        f, p = F.Feed(32), Port()
+        g.press(0, 1_000)
+        f.step(1_000, g, p)
+        n = len(p.lines())
+        g.asked = 0
+        for t in range(1_010, 1_000 + 3 * F.PERIOD_MS, 10):  # 1500 wakeups, 3 state lines
+            f.step(t, g, p)
+        self.assertEqual(kinds(p)[n:], ["T", "T"])
+        self.assertTrue(g.asked <= 2 * 4, g.asked)  # both times and the delay, per line
+
+    def test_a_flag_at_the_instant_of_the_resume_comes_at_the_next_wakeup(self):
+        g = E.Game(from_seconds(MODE_COUNTDOWN, [[60, 0, 0, 0]]))
+        f, p = F.Feed(32), Port()
+        g.press(0, 0)  # right runs
+        f.step(0, g, p)
+        g.pause(1_000)
+        f.step(1_000, g, p)
+        g.set_time(1, 0, 1_100)  # the arbiter leaves it nothing
+        f.step(1_100, g, p)
+        g.resume(2_000)
+        f.step(2_000, g, p)
+        self.assertEqual(g.deadline(), 2_000)
+        g.tick(2_001)  # the app's next wakeup: the flag, at the resume's own instant
+        f.step(2_001, g, p)
+        self.assertEqual(kinds(p)[-2:], ["F", "T"])
+        self.assertEqual(fields(unpadded(p.lines()[-2]))[2], [1, 1, 2_000, 0])
+
+    def test_a_deadline_is_looked_at_by_the_wakeup_just_before_it(self):
+        g = E.Game(from_seconds(MODE_COUNTDOWN, [[10, 0, 0, 0]]))
+        f, p = F.Feed(32), Port()
+        g.press(0, 0)
+        f.step(0, g, p)
+        d = g.deadline()
+        self.assertEqual(d, 10_000)
+        self.assertTrue(f._until <= d - 2, f._until)  # app.py ticks at d - 1 at the soonest
+        f.step(d - 2, g, p)  # nothing yet
+        g.tick(d)
+        f.step(d, g, p)
+        self.assertIn("F", kinds(p))
+
+    def test_a_port_without_room_is_asked_before_a_line_is_made(self):
+        g = Counting(from_seconds(MODE_COUNTDOWN, [[60, 0, 0, 0]]))
+        f, p = F.Feed(32), Port()
+        g.press(0, 0)
+        f.step(0, g, p)
+        p.room = 0  # nobody reads
+        g.press(1, 1_000)
+        f.step(1_000, g, p)  # the move: nothing went out
+        g.asked = 0
+        sent = len(p.sizes)
+        for t in range(1_100, 20_000, 100):
+            f.step(t, g, p)
+        self.assertEqual((len(p.sizes), g.asked), (sent, 0))  # no line made in vain
+        p.room = 1 << 29
+        f.step(20_000, g, p)
+        m = [fields(x) for x in p.lines() if b" M " in x]
+        self.assertEqual(len(m), 1)
+
+
+class StateLineKept(unittest.TestCase):
+    """_status rewrites the last state line's seq and times in place while nothing else
+    changed: the bytes are those a line made afresh has."""
+
+    def check(self, control, seq=0, cut_at=()):
+        g = E.Game(control)
+        kept, fresh = F.Feed(32), F.Feed(32)
+        kept.seq = fresh.seq = seq
+        p, q = Port(), Port()
+        g.press(0, 1_000)
+        t = 1_000
+        for k in range(400):  # a state line every 5 s, a wakeup every 250 ms
+            t += 250
+            if k % 97 == 96:
+                g.press(g.running, t)  # a move now and then: the kept line is made again
+            g.tick(t)
+            if k in cut_at:
+                p.room = q.room = 40  # a cut line: the next begins with CR LF
+            kept.step(t, g, p)
+            fresh._t_ok = False  # never kept
+            fresh.step(t, g, q)
+            p.room = q.room = 1 << 29
+        self.assertEqual(bytes(p.out[: p.n]), bytes(q.out[: q.n]))
+        self.assertTrue(sum(b" T " in x for x in q.lines()) > 15)
+        return kept
+
+    def test_a_countdown_across_digit_counts_and_the_seq_wrap(self):
+        control = from_seconds(MODE_COUNTDOWN, [[101, 0, BONUS_FISCHER, 0]])
+        self.check(control, seq=F.SEQ_SPAN - 12, cut_at=(30, 31, 200))
+
+    def test_a_delay_and_an_hourglass(self):
+        self.check(from_seconds(MODE_COUNTDOWN, [[100, 0, BONUS_DELAY, 7]]))
+        self.check(from_seconds(MODE_HOURGLASS, [[100, 0, 0, 0]]))
+
+
 @unittest.skipUnless(MICROPYTHON, "heap_lock only bites under MicroPython")
 class NoAllocation(unittest.TestCase):
     def test_presses_ticks_and_the_feed_allocate_nothing(self):
+        for block in (1, 32):
+            self.presses_ticks_and_the_feed(block)
+
+    def presses_ticks_and_the_feed(self, block):
         from micropython import heap_lock, heap_unlock
 
         control = from_seconds(MODE_BYOYOMI, [[2, 0, BONUS_FISCHER, 1]], overtime=[99, 1])
         g = E.Game(control)
-        f = F.Feed()
+        f = F.Feed(block)
         p = Port(20_000)
+        p.sizes = None
         g.press(0, 1_000)
         f.step(1_000, g, p)
         t = 1_000

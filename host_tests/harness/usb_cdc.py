@@ -24,14 +24,22 @@ shared/tinyusb/mp_usbd.h, ports/rp2/mphalport.c, shared/runtime/sys_stdio_mphal.
   With the port closed every byte goes into the FIFO and the oldest are overwritten
   (tx_overwritabe_if_not_connected); nothing waits. TX FIFO content outlives a close
   (tx_persistent) and reaches the next program that opens the port.
-- The host drains the TX FIFO into `received` while it has the port open and `reading`
-  (a real host does it a frame at a time; here at once, at each write and each poll).
+- Bytes leave the TX FIFO only for the IN endpoint's packet buffer (`packet`), at most
+  64 at a time and all when fewer are left, when that buffer is free: after every write
+  and whenever the host takes a packet (tud_cdc_n_write_flush; TinyUSB's
+  cdc_device.c at the commit MicroPython 1.27 pins). So the FIFO's count changes by what
+  is written and by 64 or to 0, never otherwise (usbguard.py's BLOCK rests on it).
+- The host takes packets into `received` while it has the port open and `reading` (a
+  real host does it a frame at a time; here all at once, at each write and each poll),
+  or `take(k)` packets when told (a host that reads a little, then stops).
+- sys.implementation._machine names an RP2040 (board.py then uses the watchdog scratch
+  register, fake machine.mem32).
 
 Host API (tests): `plug()` / `unplug()` (a host enumerates the board / the cable goes; a
 charger or a power bank never plugs), `open()` / `close()` (a program takes the port:
 DTR), `send(data)` (the host writes; returns how many bytes the chip took now, the rest
-waits in `backlog`), `reading`, `received`, `tx_wait_us` (virtual time writes spent
-waiting for room), `sys` (the module board.py is handed as its `sys`).
+waits in `backlog`), `reading`, `take(k)`, `received`, `tx_wait_us` (virtual time writes
+spent waiting for room), `sys` (the module board.py is handed as its `sys`).
 """
 
 import types
@@ -43,6 +51,7 @@ import micropython
 RING = 512  # MICROPY_HW_STDIN_BUFFER_LEN
 RX_FIFO = 256  # CFG_TUD_CDC_RX_BUFSIZE (full speed)
 TX_FIFO = 256  # CFG_TUD_CDC_TX_BUFSIZE
+PACKET = 64  # CFG_TUD_CDC_EP_BUFSIZE (full speed): the IN endpoint's buffer
 TX_TIMEOUT_US = 500_000  # MICROPY_HW_USB_CDC_TX_TIMEOUT
 POLLIN = 1
 POLLOUT = 4
@@ -64,10 +73,15 @@ class CdcPort:
         self.fifo = deque()  # RX FIFO
         self.backlog = deque()  # bytes the host wrote that the chip has not taken (NAK)
         self.tx = deque()  # TX FIFO
+        self.packet = b""  # the IN endpoint's packet, armed, not yet taken by the host
         self.received = bytearray()  # what the host read
         self.tx_wait_us = 0
         self.sys = types.SimpleNamespace(
-            stdin=_Text(_Stream(self, 0)), stdout=_Text(_Stream(self, 1))
+            stdin=_Text(_Stream(self, 0)),
+            stdout=_Text(_Stream(self, 1)),
+            implementation=types.SimpleNamespace(
+                name="micropython", _machine="Raspberry Pi Pico with RP2040"
+            ),
         )
 
     # ------------------------------------------------------------- host
@@ -84,6 +98,7 @@ class CdcPort:
         if not self.mounted:
             raise RuntimeError("no USB host: plug() first")
         self.dtr = True
+        self._flush()  # MicroPython's line-state callback flushes 16 frames after DTR
         self._host_read()
 
     def close(self):
@@ -102,10 +117,25 @@ class CdcPort:
         """tud_cdc_connected(): enumerated and DTR set."""
         return self.mounted and self.dtr
 
+    def take(self, k):
+        """The host takes up to `k` packets now (whether or not it is `reading`)."""
+        for _ in range(k):
+            if not (self.connected() and self.packet):
+                return
+            self.received.extend(self.packet)
+            self.packet = b""
+            self._flush()
+
     def _host_read(self):
         if self.connected() and self.reading:
-            self.received.extend(self.tx)
-            self.tx.clear()
+            while self.packet:
+                self.take(1)
+
+    def _flush(self):
+        """tud_cdc_n_write_flush: the FIFO's first 64 bytes (or all) into a free packet."""
+        if self.mounted and not self.packet and self.tx:
+            n = min(PACKET, len(self.tx))
+            self.packet = bytes(self.tx.popleft() for _ in range(n))
 
     # ------------------------------------------------------------- chip
     def _pump(self):
@@ -154,6 +184,7 @@ class CdcPort:
             self.tx.extend(data[i : i + n])
             while len(self.tx) > TX_FIFO:  # not connected: the oldest are overwritten
                 self.tx.popleft()
+            self._flush()
             self._host_read()
             i += n
             if i < len(data):

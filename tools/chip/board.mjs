@@ -15,7 +15,11 @@
 //   alarms (pin changes) and the PIO state machines run on through the stall.
 // - USB CDC: rp2040js completes every OUT poll at once, with an empty packet when the host
 //   has nothing, which makes TinyUSB re-arm in a loop (an interrupt storm). The host here
-//   holds an OUT request until it has bytes, as a real host's NAK does.
+//   holds an OUT request until it has bytes, as a real host's NAK does. IN packets: the
+//   host (DTR set) takes each one 10 µs after the chip arms it; with `setHostReads(false)`
+//   it takes none (a program that has the port open and does not read: no IN transfer
+//   completes), so the armed packet stays in the endpoint buffer and TinyUSB's 256-byte
+//   TX FIFO fills behind it, as on the real chip.
 // - rp2040js has no ring oscillator (ROSC RANDOMBIT reads a constant), so os.urandom would
 //   repeat at every power-up: the ROSC here gives seeded noise, a new seed per power-up.
 // - A watchdog or machine.reset() cannot reset an rp2040js chip: the board stops, notes the
@@ -558,6 +562,30 @@ export class Board {
       answer(endpoint, size);
     };
     this._answerRead = answer;
+    // IN packets the host does not take while it is not reading: the buffer control word
+    // keeps AVAILABLE set (armed), nothing completes, until setHostReads(true).
+    const armed = usb.DPRAMUpdated.bind(usb);
+    this.hostReads = true;
+    this.heldIn = -1; // DPRAM offset of the CDC IN buffer control holding an untaken packet
+    usb.DPRAMUpdated = (offset, value) => {
+      const ep = cdc.inEndpoint;
+      if (!this.hostReads && ep > 0 && offset === 0x80 + ep * 8 && value & (1 << 10)) {
+        this.heldIn = offset;
+        return;
+      }
+      armed(offset, value);
+    };
+    this._armed = armed;
+  }
+
+  /** A host that reads the CDC port (true, the default) or has it open without reading. */
+  setHostReads(on) {
+    this.hostReads = on;
+    if (on && this.heldIn >= 0) {
+      const offset = this.heldIn;
+      this.heldIn = -1;
+      this._armed(offset, this.mcu.usbDPRAMView.getUint32(offset, true));
+    }
   }
 
   /** The host writes bytes to the device's CDC OUT endpoint. */

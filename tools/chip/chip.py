@@ -475,6 +475,12 @@ class Session:
         the emulated CDC as it has room, while the board runs (the next run_to)."""
         self._ask(op="usb", hex=bytes(data).hex())
 
+    def usb_reads(self, reads):
+        """The USB host reads the serial port (True, as at power-up) or keeps it open and
+        reads nothing (False: the chip's packets wait in its endpoint, the TX FIFO fills),
+        from now on."""
+        self._ask(op="usb_reads", reads=bool(reads))
+
     # -- outputs
     def repl(self, code, timeout_ms=20_000):
         """Stop main.py (Ctrl-C, the first time: the app hands the board over at the ready

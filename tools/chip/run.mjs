@@ -18,6 +18,9 @@
 //   { "op": "adc", "channel": c, "value": v12 }
 //                                        the ADC input `c` reads v12 (12-bit counts) from
 //                                        now on, across power cycles too (the battery)
+//   { "op": "usb", "hex": bytes }        the USB host writes these bytes to the port
+//   { "op": "usb_reads", "reads": bool } the host reads the port (true, at power-up) or
+//                                        keeps it open (DTR) and takes no packet (false)
 //   { "op": "power_cycle" }              cut the power: a new board boots from the flash
 //                                        (nothing on a Pico keeps time while it is off)
 //   { "op": "arm_flash_press", "kind": "erase"|"program", "after_ns": d, "hold_ns": h,
@@ -313,6 +316,10 @@ class Session {
         entry.now_ns = board.nanos; // the REPL's exchange ran the board on
         return entry;
       }
+      case 'usb_reads':
+        // The host reads the port (true) or keeps it open without reading (false).
+        board.setHostReads(Boolean(req.reads));
+        return {};
       case 'usb':
         // Bytes from the USB host (hex), queued into the CDC FIFO as it has room.
         this.write(Buffer.from(req.hex, 'hex'));

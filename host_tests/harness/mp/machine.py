@@ -31,6 +31,8 @@ Behaviour copied from the rp2 port (facts, not code):
   value set (the board rounds it to the slice's resolution).
 - `ADC(0..4 | 26..29 | Pin)`: read_u16 gives the 12-bit reading scaled to 16 bits.
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
+- `mem32[addr]`: only the watchdog's eight scratch registers (WATCHDOG_BASE 0x40058000 +
+  0x0c..0x28), 32-bit words, 0 at power-up (`host_reset`); any other address raises.
 
 Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
 OPEN_DRAIN at 0), the external drivers (test/simulator; any 0 wins, wired-AND), the pull
@@ -105,6 +107,7 @@ class _Board:
         self.resets = []
         self.cause = PWRON_RESET
         self.cpu_hz = 125_000_000
+        self.scratch = [0] * 8  # WATCHDOG SCRATCH0..7
         self.interrupts = 0  # IRQ handlers delivered (pins, timers, PIO): `interrupts()`
 
 
@@ -744,6 +747,26 @@ def enable_irq(state=1):
 def irq_enabled():
     """Host API: False inside disable_irq()."""
     return _board.irq_enabled
+
+
+_SCRATCH0 = 0x4005800C
+
+
+class _Mem32:
+    def _index(self, addr):
+        i = (addr - _SCRATCH0) >> 2
+        if addr & 3 or not 0 <= i < 8:
+            raise ValueError("the fake mem32 has only the watchdog's scratch registers")
+        return i
+
+    def __getitem__(self, addr):
+        return _board.scratch[self._index(addr)]
+
+    def __setitem__(self, addr, value):
+        _board.scratch[self._index(addr)] = value & 0xFFFFFFFF
+
+
+mem32 = _Mem32()
 
 
 def reset():
