@@ -271,6 +271,10 @@ class App:
         if levers.pending():
             self._wake_us = time.ticks_us()
             return
+        # Steps 10-13 run unlocked: the lock covers what the displays, the LEDs and the flag
+        # wait for. (Held to the end of the wakeup, one wakeup of a game on MicroPython 1.28
+        # met a MemoryError under it, in a step not yet found; with these steps unlocked, none.)
+        self.heap.unlock()
         # 10. The flag's save.
         if self._save_flag:
             self._save_flagged(now)
@@ -559,6 +563,7 @@ class HeapLock:
     """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
     around the steps that may allocate, and turns it off after a MemoryError under it.
 
+    Held from the wakeup's start through its render (steps 1-9); the rest runs unlocked.
     Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
     (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
     takes a frame of more than 11 words from the GC heap by a first-fit search whose length
