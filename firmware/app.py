@@ -283,9 +283,7 @@ class App:
         levers.mover[0] = g.running if running else -1
         # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
-            was = self.heap.unlock()
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-            self.heap.relock(was)
         # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
@@ -388,9 +386,7 @@ class App:
         """Step 10: a flash write (tens of ms on the chip, interrupts off) once the flag is
         shown; then wake again at once: `now` is old, the save may have shown a message."""
         self._save_flag = False
-        was = self.heap.unlock()
         self.files.save_game(now)
-        self.heap.relock(was)
         self._next_render = 0
 
     def _next_due(self, now, deadline):
@@ -568,11 +564,12 @@ class HeapLock:
     (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
     takes a frame of more than 11 words from the GC heap by a first-fit search whose length
     grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
-    of 2.2, a press's render up to 3 ms more late in a game). The steps that may allocate (a
-    button's event, the USB port's service, a file write, the journal's record) run unlocked
-    (`unlock` / `relock`). A MemoryError under the lock (an allocation nobody proved absent) is
-    the wakeup's error like any other (the shell logs it), and the lock stays off until the
-    next power-up: slower, never wrong.
+    of 2.2, a press's render up to 3 ms more late in a game). The steps before the render that
+    may allocate (a button's event, the USB port's service) run unlocked (`unlock` /
+    `relock`); the wakeup unlocks for good after its render (the flag's save, the journal's
+    record, the feed and the sleep's arithmetic). A MemoryError under the lock (an
+    allocation nobody proved absent) is the wakeup's error like any other (the shell logs
+    it), and the lock stays off until the next power-up: slower, never wrong.
 
     Allocation-free: no method allocates, and `wake` adds no call to a wakeup (it replaces the
     shell's own unlock after it).
