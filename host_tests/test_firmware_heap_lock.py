@@ -10,10 +10,8 @@ errors.log stays empty). The real firmware runs on the simulated board.
 import engine as E
 import micropython
 import pytest
-from test_firmware_e2e import choose_preset, game, power_on, tap
-
-RAPID_15_10 = 3  # presets.py
-BULLET_1_0 = 8
+from test_firmware_e2e import BULLET_1_0, choose_preset, game, power_on, tap
+from test_firmware_wakeups import RAPID_15_10
 
 
 @pytest.fixture
