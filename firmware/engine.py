@@ -554,8 +554,9 @@ class Game:
         return self.tick_due(now, now_us)
 
     def tick_due(self, at, at_us):
-        """tick(at, at_us) for a caller that has just found deadline() at or before at + 1
-        (the shell's flag wakeup): the same events, without a second look at the deadline."""
+        """Every deadline up to the instant at.at_us, each at its exact instant: tick()
+        without its look at the rounded deadline, for a caller that has found one due (the
+        shell's flag wakeup) or must process any (press). Returns event bits."""
         events = 0
         while self.state == RUNNING:
             if self._deadline() < 0:
