@@ -114,15 +114,6 @@ _TQ = const(16)
 _TEN = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
 
 
-def _rewrite(buf, j, k, v):
-    """buf[j:k] := the decimal digits of `v` (>= 0, exactly k - j of them), last first.
-    Allocates nothing."""
-    while k > j:
-        k -= 1
-        buf[k] = _C0 + v % 10
-        v //= 10
-
-
 def _digits(x):
     """How many decimal digits x (>= 0) has."""
     n = 1
@@ -466,15 +457,28 @@ class Feed:
                         k -= 1
                     buf[k] += 1
                 else:
-                    _rewrite(buf, _BODY, k, q)
+                    while k > _BODY:
+                        k -= 1
+                        buf[k] = _C0 + q % 10
+                        q //= 10
                 c[_TQ] = self.seq
                 self.seq = (self.seq + 1) % SEQ_SPAN
                 if a != c[_TA]:
                     c[_TA] = a
-                    _rewrite(buf, c[_TA_AT], c[_TA_END], a)
+                    k = c[_TA_END]
+                    j = c[_TA_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + a % 10
+                        a //= 10
                 if b != c[_TB]:
                     c[_TB] = b
-                    _rewrite(buf, c[_TB_AT], c[_TB_END], b)
+                    k = c[_TB_END]
+                    j = c[_TB_AT]
+                    while k > j:
+                        k -= 1
+                        buf[k] = _C0 + b % 10
+                        b //= 10
                 return c[_TN]
         else:
             d = 0
