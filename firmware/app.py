@@ -196,6 +196,7 @@ class App:
         # 1. Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking
         # at them; after an error or at boot, all of them. Then the clock.
         rang = b.bell.take()
+        self.view.seen = b.bell.seen  # a lever's ring after this: a render gives way to it
         if self._poll_all:
             rang = 3
             self._poll_all = False
@@ -271,19 +272,19 @@ class App:
         if levers.pending():
             self._wake_us = time.ticks_us()
             return
-        # Steps 10-13 run unlocked: the lock covers what the displays, the LEDs and the flag
-        # wait for. (Held to the end of the wakeup, one wakeup of a game on MicroPython 1.28
-        # met a MemoryError under it, in a step not yet found; with these steps unlocked, none.)
-        self.heap.unlock()
-        # 10. The flag's save.
+        # 10. The flag's save (a file write: unlocked, as the journal's record).
         if self._save_flag:
+            was = self.heap.unlock()
             self._save_flagged(now)
+            self.heap.relock(was)
         # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
         # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
+            was = self.heap.unlock()
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+            self.heap.relock(was)
         # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
@@ -313,6 +314,7 @@ class App:
             return -1
         levers.drain(self._on_lever)
         view = self.view
+        view.seen = self.board.bell.rung[0]  # every press rung so far is drained
         view.leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
         g = ui.game
         if g.state == E.RUNNING:
@@ -485,9 +487,11 @@ class View:
 
     `App` calls `render` at a wakeup's render step and after a press's LEDs; it keeps the
     instant `render` returns (when the shown text next changes) for its sleep. The LEDs go
-    first: after a press they are the quickest sign. A lever edge during the frames leaves
-    the next change and the alerts (kept by the UI until seen) to that press's wakeup, which
-    comes at once and renders again.
+    first: after a press they are the quickest sign. A press queued since the App's last
+    look at the levers (`seen`: the doorbell's lever count then) leaves the frames, the next
+    change and the alerts (kept by the UI until seen) to that press's wakeup, which comes at
+    once and renders again: looked for before the frames and after them, by the doorbell's
+    count (a few µs), and only when that moved, by the levers' ring (a release rings too).
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
@@ -498,12 +502,14 @@ class View:
         self.segs = (bytearray(4), bytearray(4))  # the segment bytes last encoded, per side
         self.leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
         self.sound = None  # an engine event's sound, started by the render that shows it
+        self.rung = board.bell.rung  # the doorbell's counts; [0]: the levers' (doorbell.py)
+        self.seen = 0  # rung[0] when the App last looked at the levers (App sets it)
 
     def render(self, now):
         """Draw the UI for `now` (LEDs first), sound the low-time alerts, which fall on
         instants the running side's text changes, and an engine event's sound (`sound`,
         after its frames, over the alerts). Returns the first ms the shown text may change
-        (-1: not by itself; `now`: a lever edge came during the frames)."""
+        (-1: not by itself; `now`: a press is waiting, its wakeup renders)."""
         b = self.board
         ui = self.ui
         ui.render(now)
@@ -511,6 +517,8 @@ class View:
         if leds != self.leds:
             b.set_leds(leds)
             self.leds = leds
+        if self.rung[0] != self.seen and b.levers.pending():
+            return now  # a press waits: its render's frames, not these
         segs = self.segs
         text = ui.text
         colon = ui.colon
@@ -519,7 +527,7 @@ class View:
         displays[0].show(segs[0])
         segments.encode_ascii(segs[1], text[1], colon[1])
         displays[1].show(segs[1])
-        if b.levers.pending():
+        if self.rung[0] != self.seen and b.levers.pending():
             nxt = now  # the press's wakeup, at once: the next change and the alerts are its
         else:
             nxt = ui.next_change(now)
@@ -559,20 +567,19 @@ class HeapLock:
     """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
     around the steps that may allocate, and turns it off after a MemoryError under it.
 
-    Held from the wakeup's start through its render (steps 1-9); the rest runs unlocked.
-    Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
-    (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
-    takes a frame of more than 11 words from the GC heap by a first-fit search whose length
-    grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
-    of 2.2, a press's render up to 3 ms more late in a game). The steps before the render that
-    may allocate (a button's event, the USB port's service) run unlocked (`unlock` /
-    `relock`); the wakeup unlocks for good after its render (the flag's save, the journal's
-    record, the feed and the sleep's arithmetic). A MemoryError under the lock (an
-    allocation nobody proved absent) is the wakeup's error like any other (the shell logs
-    it), and the lock stays off until the next power-up: slower, never wrong.
+    Held from the wakeup's start to its end. Why: a running clock's wakeup on the game screen
+    allocates nothing, and a locked heap (`micropython.heap_lock`) puts every call's frame on
+    the C stack, where MicroPython otherwise takes a frame of more than 11 words from the GC
+    heap by a first-fit search whose length grows with the garbage between collections (on the
+    chip a render wakeup took 2.9 ms instead of 2.2, a press's render up to 3 ms more late in a
+    game). The steps that may allocate (a button's event, the USB port's service, the flag's
+    save, the journal's record) run unlocked (`unlock` / `relock`); the live feed, the sleep's
+    arithmetic and the rest stay locked (the chip tests run whole games on MicroPython 1.27 and
+    1.28 so, and check that no error was logged). A MemoryError under the lock (an allocation
+    nobody proved absent) is the wakeup's error like any other (the shell logs it), and the
+    lock stays off until the next power-up: slower, never wrong.
 
-    Allocation-free: no method allocates, and `wake` adds no call to a wakeup (it replaces the
-    shell's own unlock after it).
+    Allocation-free: no method allocates; `wake` wraps the wakeup, adding no call inside it.
     """
 
     def __init__(self):

@@ -48,6 +48,8 @@ class Journal:
         self.seq = 0  # the last record's sequence number
         self.rows = -1  # half-moves on the flash (the log's count they cover); -1: stopped
         self.flash = journal_tidy.Compactions()  # the directory's commits, timed
+        self.slots = (self.path(_SLOTS[0]), self.path(_SLOTS[1]))  # made once: a record's
+        # path is then no allocation (on the chip a string's is a first-fit search)
 
     def path(self, name):
         return storage.join(self.dir, name)
@@ -107,25 +109,25 @@ class Journal:
             while k < whole:
                 c = k // J.ROWS_PER_CHUNK
                 end = (c + 1) * J.ROWS_PER_CHUNK
-                if self._put(_chunk(c), J.encode_chunk(self.ident, game, k, end), True):
+                if self._put(self.path(_chunk(c)), J.encode_chunk(self.ident, game, k, end), True):
                     compacted = True
                 k = end
                 self.rows = k
             self.seq += 1
             snap = game.snapshot_at(at, at_us)
             data = J.encode_state(self.seq, self.ident, count, snap, game, k)
-            if self._put(_SLOTS[self.seq & 1], data, self.seq <= 2):  # start() removed both
+            if self._put(self.slots[self.seq & 1], data, self.seq <= 2):  # start() removed both
                 compacted = True
         except OSError:
             self.rows = -1
             raise
         return compacted
 
-    def _put(self, name, data, new):
-        """Write the file `name` whole: one littlefs commit at close, and one more at the
+    def _put(self, path, data, new):
+        """Write the file at `path` whole: one littlefs commit at close, and one more at the
         open when the file is `new`. True when one of them compacted."""
         t = time.ticks_us()
-        f = storage._open(self.fs, self.path(name), "wb")
+        f = storage._open(self.fs, path, "wb")
         compacted = new and self._took(1, t, True)
         try:
             storage._put(f, data)

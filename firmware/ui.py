@@ -130,6 +130,7 @@ class Ui:
     # ---------------------------------------------------------- switching
     def go(self, screen):
         """Show `screen` (an S_* code) as it was left: its state stands."""
+        self.screens[S_GAME].kept = False  # the texts are the next screen's to fill
         self.screen = screen
         self.current = self.screens[screen]
 

@@ -92,6 +92,11 @@ class GameScreen(Screen):
         self._ev_ms = self._ev_us = 0
         self._r0 = self._r1 = 0
         self._d = -1
+        # The stopped side's text, colon and time (_r0/_r1) of the last render hold while
+        # the engine's last event is still (_ev_ms, _ev_us): the next render redoes only the
+        # running side (see render). Off on any screen change (Ui.go).
+        self.kept = False
+        self._up = True  # the last render's rounding: countdown (True) or the stopwatch's
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
@@ -185,12 +190,27 @@ class GameScreen(Screen):
           lasts, else the main time; the stopwatch counts up), so it changes together with
           the digits, not on a phase of its own;
         - a fallen flag blinks `FLAG` with its time, at the half-seconds of `now`;
-        - overtime counters (byo-yomi / Canadian only): see _overtime."""
+        - overtime counters (byo-yomi / Canadian only): see _overtime.
+        So while a clock runs with no flag down, no overtime counter and no hourglass, the
+        stopped side's text stands from one engine event to the next: a render with the
+        same last event (`kept`) redoes only the running side's."""
         g = self.game
-        ui = self.ui
         state = g.state
+        if self.kept and state == E.RUNNING and g.last_event == self._ev_ms:
+            if g.last_us == self._ev_us:
+                s = g.running
+                rs = g.remaining(s, now)
+                self.colon[s] = timefmt.format_into(self.text[s], rs, self._up)
+                if s:
+                    self._r1 = rs
+                else:
+                    self._r0 = rs
+                self._beat(now, s, rs)
+                return
+        ui = self.ui
         ui.leds = 0
         self._at = -1
+        self.kept = False
         if state == E.FINISHED:
             self._render_result(now)
             return
@@ -201,36 +221,25 @@ class GameScreen(Screen):
         colon = self.colon
         r0 = g.remaining(0, now)
         r1 = g.remaining(1, now)
-        up = g.control.mode != MODE_UPCOUNT  # countdown rounding, else the stopwatch's
+        c = g.control
+        up = c.mode != MODE_UPCOUNT  # countdown rounding, else the stopwatch's
+        self._up = up
         colon[0] = timefmt.format_into(text[0], r0, up)
         colon[1] = timefmt.format_into(text[1], r1, up)
         running = state == E.RUNNING
-        if running and g.control.ot_count:
+        if running and c.ot_count:
             self._overtime(r1 if g.running else r0)
-        if g.flagged[0] or g.flagged[1]:
+        flags = g.flagged[0] or g.flagged[1]
+        if flags:
             self._flags(now)
         if running:
-            self._at = now
             self._ev_ms = g.last_event
             self._ev_us = g.last_us
             self._r0 = r0
             self._r1 = r1
-            self._d = -1
             s = g.running
-            ui.leds = 1 << s
-            # The running side's colon beats once a second in the MM:SS layout.
-            beating = text[s][3] != 32 and colon[s]
-            self._beating = beating
-            if beating:
-                rs = r1 if s else r0
-                if up:
-                    d = g.delay_left(s, now)
-                    self._d = d
-                    on = ((d or rs) - 1) % 1000 >= 500
-                else:
-                    on = rs % 1000 < 500
-                if not on:
-                    colon[s] = 0
+            self._beat(now, s, r1 if s else r0)
+            self.kept = not (flags or c.ot_count or c.mode == MODE_HOURGLASS)
         elif state == E.PAUSED:
             ui.leds = (1 << g.running) if (now // _BLINK_MS) & 1 else 0
         elif state == E.FLAGGED:
@@ -242,6 +251,25 @@ class GameScreen(Screen):
                 copy(text[0], _TEXTS, 12)
                 copy(text[1], _TEXTS, 16)
                 colon[0] = colon[1] = 0
+
+    def _beat(self, now, s, rs):
+        """The running side `s` (`rs` ms left, its text rendered at `now`): the LED, and its
+        colon's beat once a second in the MM:SS layout."""
+        self._at = now
+        self._d = -1
+        self.ui.leds = 1 << s
+        colon = self.colon
+        beating = self.text[s][3] != 32 and colon[s]
+        self._beating = beating
+        if beating:
+            if self._up:
+                d = self.game.delay_left(s, now)
+                self._d = d
+                on = ((d or rs) - 1) % 1000 >= 500
+            else:
+                on = rs % 1000 < 500
+            if not on:
+                colon[s] = 0
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""

@@ -67,6 +67,8 @@ def played():
         s.run_ms(500)
         tr = s.trace()
         record = s.repl_json("import json\nprint(json.dumps(json.load(open('games/g000.json'))))")
+        # A wakeup's error (a MemoryError under the heap lock, say) goes to errors.log
+        record["errors.log"] = chip.read_file(s.save_flash(), "errors.log")
     return tr, record, samples
 
 
@@ -101,6 +103,7 @@ class ChipHub:
 def test_the_chips_feed_is_its_record(played, tmp_path):
     tr, record, _ = played
     assert tr.reset is None and tr.emulator_errors == []
+    assert record.get("errors.log") is None
     h = ChipHub(tr, tmp_path)
     h.run_to(tr.now_ns)
     g = h.board.game

@@ -52,6 +52,19 @@ def test_a_running_clock_renders_and_presses_under_the_lock(clock):
     assert set(renders) == {1} and set(presses) == {1}
 
 
+def test_the_feed_and_the_sleeps_arithmetic_run_under_the_lock(clock):
+    start(clock)
+    app = clock.app
+    reports, dues = [], []
+    spy(app.usb, "report", reports)
+    spy(app, "_next_due", dues)
+    clock.run_ms(3_000)
+    clock.press("right")
+    clock.run_ms(6_000)  # a periodic state line of the feed, a journal record
+    assert reports and dues
+    assert set(reports) == {1} and set(dues) == {1}
+
+
 def test_the_journal_and_file_writes_run_unlocked(clock, tmp_path):
     start(clock)
     app = clock.app
