@@ -23,7 +23,7 @@ arbiter places the clock by looking at it); PLAY there exchanges the two sides' 
 (ui.Ui.swap_sides), when they differ or a colour has draw odds.
 
 The set-up check (draw odds, engine.py has the rule): a first press from White's side is
-refused by the engine (`Game.refused` counts it) and the shell beeps. From then on Black's
+refused by the engine (`Game.refusals()` counts it) and the shell beeps. From then on Black's
 side shows `bLAc` and `PrES` in turn, a second each from the refused press ("Black: press
 here": the text stands over the lever that must be pressed), while White's side keeps its
 starting time, so the arbiter sees at once which time the player who pressed would get. It
@@ -122,7 +122,7 @@ class GameScreen(Screen):
                     ui.open(_S_SETTINGS)
                 return _REQ_CLEAR_GAME
             return 0
-        if state == E.READY and g.refused:
+        if state == E.READY and g.refusals():
             g.answer_refused()  # the arbiter has the clock: the prompt ends
         if button in (_MINUS, _PLUS):
             return self.info.key(button, kind, now)  # ready, paused, flagged
@@ -245,7 +245,7 @@ class GameScreen(Screen):
         elif state == E.FLAGGED:
             ui.leds = 1 << g.first_flag if g.first_flag >= 0 else 0
         elif state == E.READY:
-            if g.refused:
+            if g.refusals():
                 self._prompt(now)
             elif ui.battery_low and (now // _BLINK_MS) & 1:
                 copy(text[0], _TEXTS, 12)
@@ -273,7 +273,7 @@ class GameScreen(Screen):
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""
-        return self.game.state == E.READY and self.game.refused
+        return self.game.state == E.READY and self.game.refusals()
 
     def _prompt(self, now):
         """The refused-press prompt (see the module doc): Black's side shows `bLAc`, then
@@ -286,7 +286,7 @@ class GameScreen(Screen):
     def _prompt_t(self, now):
         """ms since the refused press, or since 0 when the monotonic count restarted after it
         (monoclock.py: its ms are in the old count)."""
-        at = self.game.refused_at
+        at = self.game.last_refusal()
         return now - at if now >= at else now
 
     def _overtime(self, rs):
@@ -363,7 +363,7 @@ class GameScreen(Screen):
         state = g.state
         if state == E.FINISHED:
             return (now // _RESULT_MS + 1) * _RESULT_MS
-        if state == E.READY and g.refused:  # (a running clock: one compare)
+        if state == E.READY and g.refusals():  # (a running clock: one compare)
             t = self._prompt_t(now)  # the prompt's next text
             return now - t + (t // _PROMPT_MS + 1) * _PROMPT_MS
         if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):

@@ -255,7 +255,7 @@ def test_refused_first_presses_leave_no_trace(control, draw_odds, swap, opts, ba
     t += 51_000  # Black's press, after the last slap's window (min_move_ms: 0 or 50)
     got = [g.press(1 - white, t // US, t % US) for g in (wrong, right)]
     assert got == [E.EV_START, E.EV_START]
-    assert wrong.refused == len(gaps) and right.refused == 0
+    assert wrong.refusals() == len(gaps) and right.refusals() == 0
     gs = [wrong, right]
     for dt, kind, arg in seq:
         if kind in ("edge", "edge-1"):

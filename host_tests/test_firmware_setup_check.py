@@ -258,7 +258,7 @@ def test_a_paused_swapped_game_resumes_and_a_new_game_keeps_the_rule(clock, tmp_
     tap(clock, "play")  # yes: the game as it was, no check (it has started)
     assert clock.displays() == before
     g = game(clock)
-    assert (g.state, g.white, g.running, g.refused) == (2, 1, 0, 0)
+    assert (g.state, g.white, g.running, g.refusals()) == (2, 1, 0, 0)
     tap(clock, "play")  # resume
     think(clock, 1_000)
     clock.press("left")  # Black's move

@@ -199,7 +199,7 @@ def bench_app(n, app, board, clock):
         lambda: ready(app, board, clock, ARMAGEDDON),
     )
     g = ui.game
-    if g.state != E.READY or g.refused < min(m, LOCKED_CALLS) or app.errors:
+    if g.state != E.READY or g.refusals() < min(m, LOCKED_CALLS) or app.errors:
         raise RuntimeError("app bench: the refused presses were not counted")
 
     # The loop itself, allocation: the event-driven run with moves, under heap_lock.

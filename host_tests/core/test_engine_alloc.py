@@ -206,7 +206,7 @@ class RefusedFirstPress(unittest.TestCase):
         finally:
             micropython.heap_unlock()
         self.assertTrue(texts != 0)
-        self.assertEqual((g.refused, ev, g.state, g.white), (300, E.EV_START, E.RUNNING, 0))
+        self.assertEqual((g.refusals(), ev, g.state, g.white), (300, E.EV_START, E.RUNNING, 0))
 
 
 @unittest.skipUnless(ON_MICROPYTHON, "heap_lock only bites under MicroPython")

@@ -89,7 +89,7 @@ class Presets(unittest.TestCase):
             self.assertEqual(shown(u, T0), (white, black), index)
             self.assertEqual(g.press(RIGHT, T0), E.EV_START, index)
             self.assertEqual((g.state, g.white, g.running), (E.RUNNING, LEFT, LEFT), index)
-            self.assertEqual(g.refused, 0, index)
+            self.assertEqual(g.refusals(), 0, index)
 
     def test_set_up_wrong_the_left_press_is_refused_and_changes_nothing(self):
         for index, white, _black in ARMAGEDDON:
@@ -98,14 +98,14 @@ class Presets(unittest.TestCase):
             before = kept(g)
             self.assertEqual(g.press(LEFT, T0, 400), E.EV_REFUSED, index)
             self.assertEqual(kept(g), before, index)  # nothing started, nothing logged
-            self.assertEqual((g.refused, g.refused_at), (1, T0), index)
+            self.assertEqual((g.refusals(), g.last_refusal()), (1, T0), index)
             # The clocks stay stopped: a tick a minute later flags nothing, times stand
             self.assertEqual(g.tick(T0 + 60_000), 0, index)
             self.assertEqual(g.deadline(), -1, index)
             self.assertEqual(shown(u, T0 + 1), (white, b"bLAc"), index)
             # Pressed again: refused again
             self.assertEqual(g.press(LEFT, T0 + 3_000), E.EV_REFUSED, index)
-            self.assertEqual((g.state, g.refused), (E.READY, 2), index)
+            self.assertEqual((g.state, g.refusals()), (E.READY, 2), index)
             # ... and a result cannot be entered on a game that has not started
             self.assertEqual(g.finish(E.RESULT_DRAW, ui.REASON_RESULT, T0 + 4_000), E.ERR_STATE)
 
@@ -154,7 +154,7 @@ class Presets(unittest.TestCase):
         self.assertEqual(g.press(LEFT, T0, 100), E.EV_REFUSED)
         self.assertEqual(g.press(RIGHT, T0 + 10, 200), 0)
         self.assertEqual(g.press(RIGHT, T0 + SLAP_MS - 1, 999), 0)
-        self.assertEqual((g.state, g.refused), (E.READY, 1))
+        self.assertEqual((g.state, g.refusals()), (E.READY, 1))
         self.assertEqual(shown(u, T0 + 60)[1], b"bLAc")  # still waiting for Black
         self.assertEqual(g.press(RIGHT, T0 + 700), E.EV_START)
         # Black's side first: the start, and White's stamp is the same slap (ignored)
@@ -162,7 +162,9 @@ class Presets(unittest.TestCase):
         g = u.game
         self.assertEqual(g.press(RIGHT, T0), E.EV_START)
         self.assertEqual(g.press(LEFT, T0 + 10), 0)
-        self.assertEqual((g.state, g.running, g.moves[LEFT], g.refused), (E.RUNNING, LEFT, 0, 0))
+        self.assertEqual(
+            (g.state, g.running, g.moves[LEFT], g.refusals()), (E.RUNNING, LEFT, 0, 0)
+        )
 
     def test_after_a_restart_of_the_monotonic_count_blacks_press_starts(self):
         # monoclock.py restarts at 0 on a ready screen: the refused press's ms is older
@@ -196,7 +198,7 @@ class Custom(unittest.TestCase):
             )
             self.assertEqual(u.settings["control"]["swap"], True, draw)
             self.assertEqual(
-                (g.white_side, g.refused, shown(u, T0 + 2)), (RIGHT, 0, (b" 500",) * 2)
+                (g.white_side, g.refusals(), shown(u, T0 + 2)), (RIGHT, 0, (b" 500",) * 2)
             )
             self.assertEqual(g.press(RIGHT, T0 + 100), E.EV_REFUSED, draw)
             self.assertEqual(g.press(LEFT, T0 + 800), E.EV_START, draw)
@@ -286,7 +288,7 @@ class Prompt(unittest.TestCase):
         u = self.refused()
         u.key(ui.PLAY, ui.SHORT, T0 + 5_000)
         g = u.game
-        self.assertEqual((g.white_side, g.refused), (RIGHT, 0))
+        self.assertEqual((g.white_side, g.refusals()), (RIGHT, 0))
         self.assertEqual(shown(u, T0 + 5_000), (b" 400", b" 500"))
         u.render(T0 + 5_000)
         self.assertEqual(u.next_change(T0 + 5_000), -1)  # the ready screen: keys only
@@ -308,7 +310,7 @@ class Prompt(unittest.TestCase):
         u.key(ui.SET, ui.SHORT, T0 + 400)
         self.assertEqual(u.screen, ui.S_CHOOSE)
         u.key(ui.PLAY, ui.SHORT, T0 + 500)
-        self.assertEqual((u.screen, u.game.refused), (ui.S_GAME, 0))
+        self.assertEqual((u.screen, u.game.refusals()), (ui.S_GAME, 0))
         self.assertEqual(shown(u, T0 + 500), (b" 500", b" 400"))
 
     def test_a_refused_press_over_an_info_page_shows_the_prompt(self):
@@ -360,7 +362,7 @@ class Resume(unittest.TestCase):
             h.resume(T0 + 5_000)
             self.assertEqual(h.press(1 - white, T0 + 6_000), E.EV_MOVE, swap)
             self.assertEqual(h.press(white, T0 + 7_000), E.EV_MOVE, swap)
-            self.assertEqual(h.refused, 0, swap)
+            self.assertEqual(h.refusals(), 0, swap)
 
     def test_a_game_begun_the_wrong_way_round_resumes_as_it_was(self):
         # A snapshot whose White is on the side the control gives Black (a game started
