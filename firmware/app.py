@@ -184,7 +184,7 @@ class App:
         6. the buzzer's next step;
         7. the USB port (a host that takes the board over ends the loop after this wakeup);
         8. the battery, while the game is ready;
-        9. the render of what changed (a lever edge since step 2: on to its wakeup now);
+        9. the render of what changed (a press queued since step 2: the wakeup starts over);
         10. the save of a game a flag froze, once the flag is on the displays;
         11. the journal's record of the running game, when due (appjournal.py);
         12. the live feed's lines for what changed (usbguard.py, feed.py);
@@ -267,11 +267,12 @@ class App:
             # there, so next_change's 1 ms per ms look from `now` may miss the first change;
             # look again from the next ms (engine.py's contract).
             self._next_render = now + 1
-        # A lever edge since step 2: its press first, at a wakeup right away; the steps
-        # below are left to that wakeup (the bell rang: the sleep ends at once).
-        if levers.pending():
-            self._wake_us = time.ticks_us()
-            return
+        # A press queued since step 2 (the render gave way to it): it goes first, in a
+        # wakeup that starts over at once, which also does the steps below. (Nested: the
+        # levers' debounce keeps presses 20 ms apart per lever, so it goes no deeper.)
+        view = self.view
+        if view.rung[0] != view.seen and levers.pending():
+            return self.wake()
         # 10. The flag's save (a file write: unlocked, as the journal's record).
         if self._save_flag:
             was = self.heap.unlock()
@@ -490,8 +491,9 @@ class View:
     first: after a press they are the quickest sign. A press queued since the App's last
     look at the levers (`seen`: the doorbell's lever count then) leaves the frames, the next
     change and the alerts (kept by the UI until seen) to that press's wakeup, which comes at
-    once and renders again: looked for before the frames and after them, by the doorbell's
-    count (a few µs), and only when that moved, by the levers' ring (a release rings too).
+    once and renders again: looked for before the frames, after them and after the next
+    change, by the doorbell's count (a few µs), and only when that moved, by the levers'
+    ring (a release rings too).
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
@@ -524,17 +526,20 @@ class View:
         colon = ui.colon
         displays = b.displays
         segments.encode_ascii(segs[0], text[0], colon[0])
-        displays[0].show(segs[0])
         segments.encode_ascii(segs[1], text[1], colon[1])
+        displays[0].show(segs[0])  # both handed over back to back: both wires at once
         displays[1].show(segs[1])
-        if self.rung[0] != self.seen and b.levers.pending():
-            nxt = now  # the press's wakeup, at once: the next change and the alerts are its
-        else:
+        nxt = now  # a press waits: the press's wakeup, at once; the next change and the
+        # alerts (kept by the UI until seen) are its
+        if self.rung[0] == self.seen or not b.levers.pending():
             nxt = ui.next_change(now)
-            alert = ui.alerts(now)
-            if alert:
-                pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
-                b.buzzer.play(pattern, now)
+            if self.rung[0] == self.seen or not b.levers.pending():
+                alert = ui.alerts(now)
+                if alert:
+                    pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
+                    b.buzzer.play(pattern, now)
+            else:
+                nxt = now
         if self.sound is not None:
             b.buzzer.play(self.sound, now)
             self.sound = None

@@ -440,21 +440,49 @@ class TestTM1637:
         assert chip.segments() == segments.encode("0:00")
 
     def test_a_frame_costs_the_cpu_nothing_and_the_wire_0_7_ms(self, board):
-        """show() hands 4 words over and returns at once (no virtual time passes); the
-        address transaction ends 0.6 ms later and the frame 0.7 ms later (10 PIO cycles a
-        bit at 1 MHz: tm1637_pio.py)."""
+        """show() hands 4 words over and returns at once (no virtual time passes); the frame
+        takes 0.7 ms on the wire (10 PIO cycles a bit at 1 MHz: tm1637_pio.py). The first
+        frame lights the display at its end (its control switches it on); a frame that
+        follows a whole one sends the data command last (tm1637.py), so its digits are
+        shown 0.49 ms after; after `invalidate()` it goes first again: 0.6 ms."""
         disp, clk, dio, chip = make_display(live=True)
-        disp.show(segments.encode("1111"))  # the first frame also switches the display on
+        for text, lo, hi in (("1111", 680, 720), ("8888", 470, 510), ("0000", 580, 620)):
+            if text == "0000":
+                disp.invalidate()
+            start = board.us
+            disp.show(segments.encode(text))
+            assert board.us == start
+            wire()
+            t, lit = chip.timeline[-1]
+            assert lit == segments.encode(text)
+            assert lo <= t - start <= hi, text
+            last = max(t for _seq, t, _level in dio.trace)
+            assert 680 <= last - start <= 720
+
+    def test_the_data_command_goes_first_until_the_chip_took_a_frame_whole(self, board):
+        """The data command (tm1637.py): first in the first frame, after `invalidate()` and
+        after a missing acknowledgement; last in a frame that follows a whole one."""
+        disp, clk, dio, chip = make_display(live=True)
+        data = 0x1BF  # the data command's word (0x40 inverted, a stop after it)
+
+        def first_then_last(text):
+            disp.show(segments.encode(text))
+            wire()
+            return disp._words[0] == data, disp._words[3] == data
+
+        assert first_then_last("1111") == (True, False)
+        assert first_then_last("2222") == (False, True)
+        disp.invalidate()
+        assert first_then_last("2222") == (True, False)
+        assert first_then_last("3333") == (False, True)
+        clk.drive(0, source="short")  # no clock: the chip acknowledges nothing
+        disp.show(segments.encode("4444"))
         wire()
-        start = board.us
-        disp.show(segments.encode("8888"))
-        assert board.us == start
-        wire()
-        t, lit = chip.timeline[-1]
-        assert lit == segments.encode("8888")
-        assert 580 <= t - start <= 620
-        last = max(t for _seq, t, _level in dio.trace)
-        assert 680 <= last - start <= 720
+        clk.drive(None, source="short")
+        assert first_then_last("4444") == (True, False)  # the missing ACKs seen: rewritten
+        assert chip.segments() == segments.encode("4444")
+        assert first_then_last("5555") == (False, True)
+        assert chip.segments() == segments.encode("5555")
 
     def test_both_displays_at_once(self, board):
         """Two state machines of one PIO share the program and run at the same time."""

@@ -81,7 +81,7 @@ class KeptRender(unittest.TestCase):
         for control in CONTROLS:
             for seed in (1, 7, 1234):
                 kept += self.check_game(control, seed, seed != 7)
-        self.assertGreater(kept, 500)  # the running side alone was rendered, often
+        self.assertTrue(kept > 500, kept)  # the running side alone was rendered, often
 
     def test_kept_only_where_the_stopped_side_stands(self):
         for control, want in (
