@@ -273,19 +273,18 @@ class App:
         view = self.view
         if view.rung[0] != view.seen and levers.pending():
             return self.wake()
-        # 10. The flag's save (a file write: unlocked, as the journal's record).
+        # Steps 10-13 run unlocked (HeapLock says why): the lock covers what the displays,
+        # the LEDs and the flag wait for.
+        self.heap.unlock()
+        # 10. The flag's save.
         if self._save_flag:
-            was = self.heap.unlock()
             self._save_flagged(now)
-            self.heap.relock(was)
         # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
         # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
-            was = self.heap.unlock()
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-            self.heap.relock(was)
         # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
@@ -572,19 +571,22 @@ class HeapLock:
     """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
     around the steps that may allocate, and turns it off after a MemoryError under it.
 
-    Held from the wakeup's start to its end. Why: a running clock's wakeup on the game screen
-    allocates nothing, and a locked heap (`micropython.heap_lock`) puts every call's frame on
-    the C stack, where MicroPython otherwise takes a frame of more than 11 words from the GC
-    heap by a first-fit search whose length grows with the garbage between collections (on the
-    chip a render wakeup took 2.9 ms instead of 2.2, a press's render up to 3 ms more late in a
-    game). The steps that may allocate (a button's event, the USB port's service, the flag's
-    save, the journal's record) run unlocked (`unlock` / `relock`); the live feed, the sleep's
-    arithmetic and the rest stay locked (the chip tests run whole games on MicroPython 1.27 and
-    1.28 so, and check that no error was logged). A MemoryError under the lock (an allocation
-    nobody proved absent) is the wakeup's error like any other (the shell logs it), and the
-    lock stays off until the next power-up: slower, never wrong.
+    Held from the wakeup's start through its render (steps 1-9); the rest runs unlocked.
+    Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
+    (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
+    takes a frame of more than 11 words from the GC heap by a first-fit search whose length
+    grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
+    of 2.2, a press's render up to 3 ms more late in a game). The steps before the render that
+    may allocate (a button's event, the USB port's service) run unlocked (`unlock` /
+    `relock`); the wakeup unlocks for good after its render (the flag's save, the journal's
+    record, the feed and the sleep's arithmetic: held through them too, a Bullet game on
+    MicroPython 1.28 met a MemoryError in them, in two of the chip's runs, at an instant that
+    moved with the heap's layout; 1.27 never did; the allocation was not found). A
+    MemoryError under the lock (an allocation nobody proved absent) is the wakeup's error
+    like any other (the shell logs it), and the lock stays off until the next power-up:
+    slower, never wrong; the chip tests fail on any such error (errors.log).
 
-    Allocation-free: no method allocates; `wake` wraps the wakeup, adding no call inside it.
+    Allocation-free: no method allocates.
     """
 
     def __init__(self):
