@@ -185,9 +185,10 @@ class App:
         7. the USB port (a host that takes the board over ends the loop after this wakeup);
         8. the battery, while the game is ready;
         9. the render of what changed (a press queued since step 2: the wakeup starts over);
-        10. the save of a game a flag froze, once the flag is on the displays;
-        11. the journal's record of the running game, when due (appjournal.py);
-        12. the live feed's lines for what changed (usbguard.py, feed.py);
+        10. the live feed's lines for what changed (usbguard.py, feed.py), before the file
+            writes, so a line leaves within a ms of what it reports;
+        11. the save of a game a flag froze, once the flag is on the displays;
+        12. the journal's record of the running game, when due (appjournal.py);
         13. the sleep until the next due instant, from a fresh reading.
         A new job gets a method of its own and one line at its step. Allocates nothing
         unless a button event or a file write asks for it."""
@@ -276,18 +277,18 @@ class App:
         # Steps 10-13 run unlocked (HeapLock says why): the lock covers what the displays,
         # the LEDs and the flag wait for.
         self.heap.unlock()
-        # 10. The flag's save.
+        # 10. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+        if usb is not None:
+            usb.report(now, g)
+        # 11. The flag's save.
         if self._save_flag:
             self._save_flagged(now)
         # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
-        # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
+        # 12. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-        # 12. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
-        if usb is not None:
-            usb.report(now, g)
         # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
