@@ -186,7 +186,7 @@ class App:
         8. the battery, while the game is ready;
         9. the render of what changed (a press queued since step 2: the wakeup starts over);
         10. the live feed's lines for what changed (usbguard.py, feed.py), before the file
-            writes, so a line leaves within a ms of what it reports;
+            writes, so no line waits behind a flash write;
         11. the save of a game a flag froze, once the flag is on the displays;
         12. the journal's record of the running game, when due (appjournal.py);
         13. the sleep until the next due instant, from a fresh reading.
