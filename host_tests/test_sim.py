@@ -6,6 +6,7 @@ the firmware's TM1637 traffic to the characters drawn.
 """
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -214,3 +215,44 @@ def test_terminal_ui_in_tmux(tmp_path):
             pytest.fail("the simulator did not quit on q")
     finally:
         subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+def _alive(pid):
+    """The process runs (an exited one nobody has reaped yet is a zombie: not alive)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_terminal_ui_quits_when_its_terminal_hangs_up(tmp_path):
+    """As under `make sim`: the window closes, the SIGHUP never reaches the simulator (make
+    takes it; here the shell ignores it and the simulator inherits that), the terminal is
+    gone. The simulator must end, not spin on a getch that no longer waits."""
+    tmux = ["tmux", "-L", "sim-test-" + uuid.uuid4().hex[:8], "-f", "/dev/null"]
+    pidfile = tmp_path / "pid"
+    cmd = "trap '' HUP; echo $$ > %s; exec %s %s --flash %s" % (
+        pidfile,
+        sys.executable,
+        SIM,
+        tmp_path / "flash",
+    )
+    subprocess.run(
+        tmux + ["new-session", "-d", "-s", "sim", "-x", "100", "-y", "40", "sh", "-c", cmd],
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    )
+    try:
+        _wait_for(lambda s: _displays(s) == (("1h30", False),) * 2, tmux, "sim")
+        pid = int(pidfile.read_text())
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, 9)
+        pytest.fail("the simulator kept running after its terminal hung up")

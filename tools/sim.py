@@ -353,6 +353,11 @@ def _ui(scr, sim, speed, bell, utf8):
     last_key = ""
     while True:
         ch = scr.getch()  # waits up to one frame
+        if ch == -1 and not os.isatty(0):
+            # The terminal hung up (its window closed, its tmux session killed) without a
+            # SIGHUP reaching this process (`make sim`: make takes it and the child stays):
+            # getch no longer waits, so the loop would spin. Quit instead.
+            return
         scr.timeout(0)
         while ch != -1:  # then take every key already typed
             if ch == ord("q"):
