@@ -30,8 +30,11 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 hypothesis_settings.load_profile(PROFILE)
 
 ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tests/harness/mp", "host_tests/core", "host_tests"):
-    p = str(ROOT / sub)
+sys.path.insert(0, str(ROOT / "tools"))
+import firmware_build  # noqa: E402
+
+_PATHS = [*firmware_build.firmware_dirs(ROOT), ROOT / "host_tests/harness/mp"]
+for p in map(str, [*_PATHS, ROOT / "host_tests/core", ROOT / "host_tests"]):
     if p not in sys.path:
         sys.path.insert(0, p)
 

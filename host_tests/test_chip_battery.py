@@ -1,6 +1,6 @@
 """The battery warning on the emulated chip: real MicroPython rp2 in rp2040js reads VSYS
 through ADC3 (the Pico's divider: VSYS / 3), and the ready screen blinks `bAt  Lo` below the
-threshold of firmware/battery.py for the default cells (alkaline) and brightness; a reading
+threshold of firmware/core/battery.py for the default cells (alkaline) and brightness; a reading
 back above it (new cells, USB power) ends the warning at the next reading, 30 s later.
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (see test_chip_e2e.py)."""
@@ -20,7 +20,7 @@ import chip_env  # noqa: E402
 
 _UF2, _BOOTROM = chip_env.require()
 MS = chip.MS
-READ_MS = 30_000  # firmware/app.py BATTERY_MS
+READ_MS = 30_000  # firmware/shell/app.py BATTERY_MS
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The energy model (tools/energy.py) and the firmware's battery tables (firmware/battery.py):
+"""The energy model (tools/energy.py) and the firmware's battery tables (firmware/core/battery.py):
 the thresholds and levels the clock uses are the ones the model computes, and the model's
 promise holds: below the warning at least 10 h of play remain, with the margin, at every
 brightness whose warning does not come at once; the game it counts the segments of is the

@@ -164,7 +164,7 @@ def test_pgn_lines_stay_under_80_characters():
 
 
 def test_lenient_where_the_clock_firmware_is():
-    """move_no 0 and a negative left_ms pass firmware/gamelog.py's own checks, so they
+    """move_no 0 and a negative left_ms pass firmware/shell/gamelog.py's own checks, so they
     are exported too (a negative time shows as 0:00:00)."""
     odd = dict(GAME, moves=[[1, 0, 10, -20], [0, 1, 10, 1500]])
     game = ex.parse_game(json.dumps(odd))
@@ -463,7 +463,7 @@ def test_every_valid_log_round_trips_through_all_formats(game):
 
 
 def test_reads_what_the_firmware_writes(tmp_path):
-    """firmware/gamelog.py writes the logs on the board; the tool reads them unchanged."""
+    """firmware/shell/gamelog.py writes the logs on the board; the tool reads them unchanged."""
     import os
 
     import gamelog

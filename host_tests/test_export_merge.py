@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import export_games as ex  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "scoresheets"
-BLITZ_3_2 = 6  # firmware/presets.py: "Blitz 3+2", TimeControl 180+2
+BLITZ_3_2 = 6  # firmware/core/presets.py: "Blitz 3+2", TimeControl 180+2
 G60 = 14  # "Rapid G/60, no bonus"
 SIDE = ("left", "right")
 # Tags the merge adds to a scoresheet game (pgn_headers.py).

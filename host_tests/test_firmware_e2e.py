@@ -25,7 +25,7 @@ LONG_MS = 2_300  # a SET long press (the buttons fire LONG at 2 s)
 BATTERY_ADC = 3  # ADC3 reads VSYS / 3
 SIDE = ("left", "right")
 
-# Preset indexes (firmware/presets.py)
+# Preset indexes (firmware/core/presets.py)
 FIDE = 0
 BLITZ_5_3 = 5
 BLITZ_5_0 = 7

@@ -27,7 +27,7 @@ from test_firmware_e2e import (
     think,
 )
 
-BYOYOMI = 17  # firmware/presets.py: 60 min + 5 x 30 s
+BYOYOMI = 17  # firmware/core/presets.py: 60 min + 5 x 30 s
 CANADIAN = 18  # 60 min + 25 moves in 10 min
 
 

@@ -68,7 +68,8 @@ def project(tmp_path):
     (fw / "main.py").write_text("import clock\n")
     (fw / "boot.py").write_text("# boot\n")
     (fw / "clock.py").write_text("X = 1\n")
-    (fw / "version.py").write_text('VERSION = "2.3.4"\n\n\ndef f():\n    return 2\n')
+    (fw / "core").mkdir()
+    (fw / "core" / "version.py").write_text('VERSION = "2.3.4"\n\n\ndef f():\n    return 2\n')
     (fw / "notes.txt").write_text("not python\n")
     core = tmp_path / "host_tests" / "core"
     core.mkdir(parents=True)
@@ -200,7 +201,7 @@ def expected_flash_plan(port=PORT):
     conn = MP + ["connect", port]
     return [
         compile_argv("clock.py"),
-        compile_argv("version.py"),
+        compile_argv("version.py", src_dir="firmware/core"),
         conn
         + ["fs", "cp", "build/clock.mpy", "build/version.mpy", "firmware/boot.py"]
         + ["firmware/main.py", ":"],
@@ -278,7 +279,7 @@ def test_flash_refuses_a_board_without_micropython(project, capsys):
 
 
 def test_flash_stops_at_the_first_failing_step(project, capsys):
-    bad = compile_argv("version.py")
+    bad = compile_argv("version.py", src_dir="firmware/core")
     runner = FakeRunner(
         board(extra={tuple(bad): flash.Result(1, "", "SyntaxError: invalid syntax")})
     )
@@ -326,7 +327,9 @@ def test_flash_really_compiles_with_mpy_cross(project):
 
 
 def test_version_comes_from_firmware_version_py_only(project, capsys):
-    (project / "firmware" / "version.py").write_text('"""v"""\nVERSION = "1.4.2"  # next\n')
+    (project / "firmware" / "core" / "version.py").write_text(
+        '"""v"""\nVERSION = "1.4.2"  # next\n'
+    )
     runner = FakeRunner(board())
     assert flash.main(["flash", "--port", PORT, "--root", str(project)], runner, ENV) == 0
     assert "firmware version: 1.4.2" in capsys.readouterr().out
@@ -336,14 +339,14 @@ def test_version_comes_from_firmware_version_py_only(project, capsys):
 @pytest.mark.parametrize(
     "text, message",
     [
-        (None, "cannot read firmware/version.py"),
+        (None, "cannot read firmware/core/version.py"),
         ("VERSION = 3\n", 'has no line VERSION = "X.Y.Z"'),
         ('VERSION = "1.4"\n', "VERSION = '1.4'; a version is X.Y.Z"),
         ('VERSION = "1.4.2 beta"\n', "a version is X.Y.Z"),
     ],
 )
 def test_flash_without_a_version_copies_nothing(project, capsys, text, message):
-    path = project / "firmware" / "version.py"
+    path = project / "firmware" / "core" / "version.py"
     if text is None:
         path.unlink()
     else:

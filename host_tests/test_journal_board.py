@@ -158,6 +158,6 @@ def test_no_folder_the_firmware_makes_hides_a_module():
 
     from harness.firmware import FIRMWARE
 
-    modules = {p.stem for p in FIRMWARE.glob("*.py")}
+    modules = {p.stem for p in FIRMWARE.rglob("*.py")}
     for folder in (gamelog.GAMES_DIR, journal_files.DIR):
         assert folder not in modules, folder

@@ -7,9 +7,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import firmware_build
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE_DIRS = ["/fw"] + ["/fw/" + layer for layer in firmware_build.LAYERS]
 CORE = sorted(p.stem for p in (ROOT / "host_tests" / "core").glob("test_*.py"))
 
 
@@ -23,8 +25,7 @@ def run_micropython(script, *args, heap=512 * 1024, timeout=600):
         "%s:/fw" % (ROOT / "firmware"),
         "--mount",
         "%s:/core" % (ROOT / "host_tests" / "core"),
-        "--path",
-        "/fw",
+        *[a for d in FIRMWARE_DIRS for a in ("--path", d)],
         "--path",
         "/core",
         str(script),

@@ -1,4 +1,4 @@
-"""The release path: tools/ci_release.py (the tag is firmware/version.py's version, the
+"""The release path: tools/ci_release.py (the tag is firmware/core/version.py's version, the
 MicroPython pin is committed, the release notes), the release job's steps run here in
 order on a copy of the project, and the workflow files in .github/workflows (pinned
 actions, the steps the issue asks for, and zizmor catching a broken workflow)."""
@@ -32,7 +32,7 @@ FILE = "RPI_PICO-20251209-v1.27.0.uf2"
 
 def project_with(path, version="0.1.0"):
     shutil.copytree(ROOT / "firmware", path / "firmware", ignore=shutil.ignore_patterns("__*"))
-    (path / "firmware" / "version.py").write_text(
+    (path / "firmware" / "core" / "version.py").write_text(
         '"""The firmware version."""\n\nVERSION = "%s"\n' % version
     )
     return path
@@ -58,7 +58,7 @@ def run_tool(*args):
 def test_the_repository_version_is_a_release_version():
     version = firmware_build.firmware_version(ROOT)
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
-    assert (ROOT / "firmware" / "version.py").read_text().count("VERSION =") == 1
+    assert (ROOT / "firmware" / "core" / "version.py").read_text().count("VERSION =") == 1
 
 
 def test_check_accepts_the_tag_of_the_version_and_prints_the_outputs(tmp_path):
@@ -98,7 +98,7 @@ def test_check_refuses_an_unpinned_micropython(tmp_path):
 
 def test_check_refuses_a_tree_without_a_version(tmp_path):
     project = project_with(tmp_path)
-    (project / "firmware" / "version.py").write_text("VERSION = None\n")
+    (project / "firmware" / "core" / "version.py").write_text("VERSION = None\n")
     status, _out, err = run_tool(
         "--root", str(project), "--pin-file", str(pin_copy(tmp_path / "p.json")), "check", "v1"
     )

@@ -1,6 +1,6 @@
 """The shell's shape (docs/hacking.md): `App` stays a short event loop, and the layering holds.
 
-- `App` (firmware/app.py) stays under APP_LINES lines, from `class App` to its last line,
+- `App` (firmware/shell/app.py) stays under APP_LINES lines, from `class App` to its last line,
   docstrings and comments included: a new responsibility of the shell gets a unit of its own
   (`View` and `HeapLock` beside `App`, appfiles.py, appjournal.py) or goes to the module that
   owns its data, and `App.wake` stays the numbered list of what a wakeup does.
@@ -10,6 +10,8 @@
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
@@ -36,7 +38,7 @@ def imported(source):
 
 
 def test_app_stays_under_its_line_budget():
-    lines = class_lines((FIRMWARE / "app.py").read_text(), "App")
+    lines = class_lines((FIRMWARE / "shell" / "app.py").read_text(), "App")
     assert lines < APP_LINES, (
         "App is %d lines (the budget: under %d); move a whole responsibility into a unit "
         "of its own or into the module that owns its data (docs/hacking.md)" % (lines, APP_LINES)
@@ -51,7 +53,7 @@ def test_the_line_count_reads_the_whole_class():
 def test_no_firmware_module_but_main_imports_the_loop():
     importers = sorted(
         p.name
-        for p in FIRMWARE.glob("*.py")
+        for p in FIRMWARE.rglob("*.py")
         if p.name not in ("main.py", "app.py") and "app" in imported(p.read_text())
     )
     assert importers == []
@@ -61,3 +63,28 @@ def test_the_import_check_sees_both_forms():
     assert "app" in imported("import app\n")
     assert "app" in imported("def f():\n    from app import App\n")
     assert "app" not in imported("import appfiles\nfrom appjournal import Journaling\n")
+
+
+def test_the_board_gets_one_module_per_name(tmp_path):
+    """The build flattens the layer folders onto the flash's root: a name in two folders
+    would leave one module silently replaced by the other, so the build refuses it."""
+    import firmware_build
+
+    for folder in ("", "core", "shell"):
+        (tmp_path / "firmware" / folder).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "firmware" / "main.py").write_text("")
+    (tmp_path / "firmware" / "core" / "clock.py").write_text("")
+    assert list(firmware_build.firmware_sources(tmp_path / "firmware")) == ["clock.py", "main.py"]
+    (tmp_path / "firmware" / "shell" / "clock.py").write_text("")
+    with pytest.raises(firmware_build.LayoutError, match="share a name"):
+        firmware_build.firmware_sources(tmp_path / "firmware")
+
+
+def test_every_firmware_module_lives_in_a_layer():
+    """main.py and board.py at the top; everything else in a layer's folder (docs/hacking.md)."""
+    import firmware_build
+
+    top = sorted(p.name for p in FIRMWARE.glob("*.py"))
+    assert top == ["board.py", "main.py"]
+    folders = sorted(p.name for p in FIRMWARE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(firmware_build.LAYERS)

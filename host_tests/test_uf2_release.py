@@ -191,13 +191,14 @@ def test_the_image_mounts_with_the_ports_geometry_and_holds_exactly_the_clock(bu
     assert sorted(fs.listdir("/")) == sorted(names)
     assert "main.py" in names and "settings.json" not in names
     compiled, kept = firmware_build.firmware_split(project / "firmware")
+    sources = firmware_build.firmware_sources(project / "firmware")
     assert len(compiled) >= 15
     for name in compiled:
-        made = mpy_cross(project / "firmware" / name, name, tmp_path)
+        made = mpy_cross(sources[name], name, tmp_path)
         assert read(fs, name[:-3] + ".mpy") == made, name
         assert made[:2] == b"M\x06"
     for name in kept:
-        assert read(fs, name) == (project / "firmware" / name).read_bytes()
+        assert read(fs, name) == sources[name].read_bytes()
 
 
 def test_building_twice_gives_the_same_file(built, tmp_path):
@@ -283,7 +284,7 @@ def test_locked_without_a_known_sha256_downloads_nothing_and_says_to_commit_the_
 
 def test_a_bad_firmware_version_stops_before_anything_is_downloaded(tmp_path):
     project = make_project(tmp_path)
-    (project / "firmware" / "version.py").write_text('VERSION = "one"\n')
+    (project / "firmware" / "core" / "version.py").write_text('VERSION = "one"\n')
     with pytest.raises(micropython_uf2.ReleaseError, match="a version is X.Y.Z"):
         build(project)
     assert not (project / "build").exists()

@@ -1,6 +1,6 @@
 """The UI's codes agree everywhere they are written.
 
-Each screen module (firmware/ui_*.py) keeps private const() copies of the codes of ui.py it
+Each screen module (firmware/ui/ui_*.py) keeps private const() copies of the codes of ui.py it
 uses (`_PLAY = const(0)`): MicroPython inlines a const only inside its own module, and an
 imported name costs RAM in every module's globals and a lookup at each use. This test is
 what keeps the copies honest: every `_NAME = const(v)` whose NAME is a ui.py code has
@@ -14,7 +14,7 @@ import pytest
 import ui
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-SCREENS = sorted(FIRMWARE.glob("ui_*.py"))
+SCREENS = sorted((FIRMWARE / "ui").glob("ui_*.py"))
 CODES = {n: getattr(ui, n) for n in dir(ui) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
 
 

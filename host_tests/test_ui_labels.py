@@ -9,7 +9,7 @@ import pytest
 import segments
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
-UI = [FIRMWARE / "ui.py", *sorted(FIRMWARE.glob("ui_*.py"))]
+UI = sorted((FIRMWARE / "ui").glob("ui*.py"))
 # Every bytes literal of the UI is text for the displays: a label of 4 characters, or a
 # packed table of them (several literals in a row, or one of 8, 12... characters)
 LITERALS = {t for p in UI for t in re.findall(r'b"([^"\\]*)"', p.read_text())}

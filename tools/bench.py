@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import firmware_build
+
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "bench"
@@ -82,12 +84,12 @@ class BenchError(Exception):
 
 # ------------------------------------------------------------------ mpy-cross
 def compile_firmware(out_dir):
-    """Compile firmware/*.py except SOURCE_ONLY; returns {module file: .mpy bytes}."""
+    """Compile every firmware module except SOURCE_ONLY; returns {module file: .mpy bytes}."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("*.mpy"):
         old.unlink()
     sizes = {}
-    for src in sorted(FIRMWARE.glob("*.py")):
+    for src in firmware_build.firmware_sources(FIRMWARE).values():
         if src.name in SOURCE_ONLY:
             continue
         out = out_dir / (src.stem + ".mpy")
@@ -177,7 +179,8 @@ def chip_records(mp):
 
 def size_records(mpy_sizes):
     total = sum(mpy_sizes.values())
-    main_src = sum((FIRMWARE / name).stat().st_size for name in SOURCE_ONLY)
+    sources = firmware_build.firmware_sources(FIRMWARE)
+    main_src = sum(sources[name].stat().st_size for name in SOURCE_ONLY if name in sources)
     return [
         _record(
             "mpy_total",
@@ -210,6 +213,8 @@ def mp_command(n, mpy=True, blob_dir=None):
         cmd += ["--mount", "%s:/blob" % blob_dir]
     else:
         cmd += ["--mount", "%s:/fw" % FIRMWARE, "--path", "/fw"]
+        for layer in firmware_build.LAYERS:
+            cmd += ["--path", "/fw/" + layer]
     cmd += ["--mount", "%s:/tools" % (ROOT / "tools"), "--path", "/tools"]
     cmd.append(str(ROOT / "tools" / "bench_mp.py"))
     if mpy:

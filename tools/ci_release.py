@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the release workflow (.github/workflows/release.yml) checks and says about a tag.
 
-usage: ci_release.py check TAG       the tag is "v" + firmware/version.py's VERSION and the
+usage: ci_release.py check TAG       the tag is "v" + firmware/core/version.py's VERSION and the
                                      MicroPython pin has its sha256; prints "version=X.Y.Z"
                                      and "prerelease=true|false" (lines for $GITHUB_OUTPUT)
        ci_release.py notes VERSION   the release notes for build/chess-clock-VERSION.uf2

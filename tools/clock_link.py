@@ -3,7 +3,7 @@
 
 usage: clock_link.py --port PORT   (prints what the clock says; exit 2 in a game)
 
-The firmware (firmware/usbguard.py) answers every burst of bytes on its USB serial port
+The firmware (firmware/drivers/usbguard.py) answers every burst of bytes on its USB serial port
 with one status line, `chess-clock: <phase>; ...`:
   ready, finished                    the host tools go on: mpremote's Ctrl-C hands the
                                      board over, as it always did;

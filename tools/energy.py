@@ -1,7 +1,7 @@
 """`make energy`: the clock's energy model: its current from its parts, the hours of play on
 3 AA cells, and where the low-battery warning goes so that at least 10 h of play remain.
 
-Owns the model and its sources; firmware/battery.py holds the thresholds and level tables it
+Owns the model and its sources; firmware/core/battery.py holds the thresholds and level tables it
 computes (host_tests/test_energy.py checks that they agree), hardware/README.md and
 docs/battery.md its tables. Host tool (CPython, floats allowed); it imports the firmware's
 pure modules (ui, engine, segments) to count the segments the clock really lights.
@@ -20,7 +20,7 @@ cells' discharge curve (voltage per cell against the fraction of the capacity de
 
 Usage:
     .venv/bin/python tools/energy.py            the tables (markdown) and the thresholds
-    .venv/bin/python tools/energy.py --firmware the constants of firmware/battery.py
+    .venv/bin/python tools/energy.py --firmware the constants of firmware/core/battery.py
 """
 
 import argparse
@@ -29,7 +29,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "firmware", ROOT / "host_tests" / "harness" / "mp"):
+sys.path.insert(0, str(ROOT / "tools"))
+import firmware_build  # noqa: E402
+
+for _p in (*firmware_build.firmware_dirs(ROOT), ROOT / "host_tests" / "harness" / "mp"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
@@ -145,7 +148,7 @@ DERATE = 0.70
 # The reading itself: the ADC's reference is the Pico's 3V3 and the divider is 1 % parts;
 # the threshold is raised by this much so that a reading up to 2 % high still warns in time.
 ADC_MARGIN = 0.02
-DEFAULT_BRIGHTNESS = 2  # firmware/settings.py's default (docs/battery.md says why)
+DEFAULT_BRIGHTNESS = 2  # firmware/shell/settings.py's default (docs/battery.md says why)
 LEVEL_POINTS = 9  # points of each firmware level table
 
 
@@ -370,7 +373,7 @@ def markdown(m):
 
 
 def firmware_constants(m):
-    """firmware/battery.py's tables: LOW_MV[kind][level], LEVELS[kind]."""
+    """firmware/core/battery.py's tables: LOW_MV[kind][level], LEVELS[kind]."""
     return {
         "LOW_MV": tuple(
             tuple(r[name]["warning"][2] for r in m["levels"]) for name in ("alkaline", "NiMH")
@@ -381,7 +384,7 @@ def firmware_constants(m):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--firmware", action="store_true", help="firmware/battery.py's constants")
+    ap.add_argument("--firmware", action="store_true", help="firmware/core/battery.py's constants")
     args = ap.parse_args(argv)
     m = model()
     if args.firmware:

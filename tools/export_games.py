@@ -6,7 +6,7 @@ usage: export_games.py [--port PORT | --from-dir DIR] [--out DIR] [--null-moves]
                        [--moves FILE [--record N=gNNN] [--offset N=K] [--upto N=MOVE]]
 
 The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest overwritten;
-the format: tools/game_record.py, owned by firmware/gamelog.py).
+the format: tools/game_record.py, owned by firmware/shell/gamelog.py).
 
 A power cut between writing a record and renaming it into place leaves gNNN.json.tmp; the
 clock renames it at its next power-up, but a flash copied before that (a backup) may still
@@ -195,7 +195,7 @@ def chronological(names):
     """gNNN names (any suffix) oldest first. The clock numbers its logs 000..999 and wraps
     round, keeping the newest few, so the numbers in use form one run on that circle: the
     oldest is the one just after the widest gap between neighbours (998, 999, 000 -> 998
-    first). On a tie the gap across the wrap wins, as in firmware/gamelog.py."""
+    first). On a tie the gap across the wrap wins, as in firmware/shell/gamelog.py."""
     named = sorted((int(Path(n).name[1:4]), n) for n in names)
     if not named:
         return []

@@ -13,7 +13,7 @@ This module owns everything the host does to the board through mpremote:
   board's root, then NAME.py leftovers of modules now shipped as NAME.mpy
   are removed (MicroPython's import looks for NAME.py before NAME.mpy, so a stale source
   would shadow the new module), and the board is hard-reset so main.py starts. Settings and
-  saved games on the board stay. It prints the version (firmware/version.py) it is about
+  saved games on the board stay. It prints the version (firmware/core/version.py) it is about
   to copy and, at the end, the version the board now runs;
 - flash on a blank or BOOTSEL Pico: when no port is given, no MicroPython board answers and
   one RPI-RP2 drive is mounted (bootsel.py finds it, or --drive names it), the release .uf2
@@ -50,6 +50,7 @@ from firmware_build import (
     BUILD,
     VersionError,
     compile_command,
+    firmware_sources,
     firmware_split,
     firmware_version,
     shipped_names,
@@ -230,15 +231,17 @@ def stale_source_script(module_names):
 
 def plan_flash(root, port, mpremote, python=sys.executable):
     """The exact commands of `flash`, in order; paths are relative to `root`."""
-    compiled, kept = firmware_split(Path(root) / "firmware")
+    root = Path(root)
+    compiled, kept = firmware_split(root / "firmware")
     if "main.py" not in kept:
         raise FlashError("firmware/main.py is missing; nothing would start on the board")
+    sources = firmware_sources(root / "firmware")
+    source = {n: sources[n].relative_to(root).as_posix() for n in sources}
     board = mpremote + ["connect", port]
     steps = [
-        compile_command(python, "firmware/" + n, "%s/%s.mpy" % (BUILD, n[:-3]), n)
-        for n in compiled
+        compile_command(python, source[n], "%s/%s.mpy" % (BUILD, n[:-3]), n) for n in compiled
     ]
-    uploads = ["%s/%s.mpy" % (BUILD, n[:-3]) for n in compiled] + ["firmware/" + n for n in kept]
+    uploads = ["%s/%s.mpy" % (BUILD, n[:-3]) for n in compiled] + [source[n] for n in kept]
     steps.append(board + ["fs", "cp"] + uploads + [":"])
     if compiled:
         steps.append(board + ["exec", stale_source_script(compiled)])
@@ -309,7 +312,7 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
 
 
 def version_of(root):
-    """firmware/version.py's VERSION (firmware_build.firmware_version), or FlashError."""
+    """firmware/core/version.py's VERSION (firmware_build.firmware_version), or FlashError."""
     try:
         return firmware_version(root)
     except VersionError as exc:

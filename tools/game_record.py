@@ -1,6 +1,6 @@
 """Reading the clock's game records (games/gNNN.json): validation and one Row per half-move.
 
-The clock writes them (firmware/gamelog.py owns the format; this module only reads it):
+The clock writes them (firmware/shell/gamelog.py owns the format; this module only reads it):
   {"version": 1, "id": <the game's identity>, "control": "<preset name or 'custom'>",
    "white": 0 | 1, "result": "1-0" | "0-1" | "1/2-1/2" | "*", "reason": "<short text>",
    "moves": [[side, move_no, used_ms, left_ms], ...]}
@@ -15,7 +15,7 @@ record to the clock's saved game state; the export does not need it.
 With time odds a record also has, before "moves":
   "controls": {"white": C, "black": C}   the control each colour played under, C in the
       settings' form {"mode": 0..4, "periods": [[time_s, moves, bonus_kind, bonus_s], ...]
-      [, "overtime": [count, time_s]]} (firmware/settings.py); with time odds they differ;
+      [, "overtime": [count, time_s]]} (firmware/shell/settings.py); with time odds they differ;
   "draw_odds": "white" | "black"         the colour the control gave a draw to;
   "drawn_by": "<reason>"                 with reason "draw odds": how the game was drawn.
 Older records have none of them (control_of() then returns None). A game resumed after a

@@ -9,7 +9,7 @@ One game per clock, one clock per board. Boards are numbered in the order of --p
 (`--port 3=/dev/ttyACM0` names it); without --port every Raspberry Pi Pico on USB is
 taken, in the order of their USB serial numbers, and a clock that comes back is known by
 its serial number. The firmware writes its feed from the first lever press until the
-result is recorded (firmware/feed.py, docs/live.md); this tool sends nothing to a clock.
+result is recorded (firmware/core/feed.py, docs/live.md); this tool sends nothing to a clock.
 
 The PGN (--out, default live.pgn): one game per board, in board order, rewritten through a
 temporary file and a rename, so a broadcast that reads it never sees half a file. Tags:

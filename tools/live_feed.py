@@ -1,6 +1,6 @@
 """The clock's live feed, read on the host: its lines parsed, one board's game rebuilt.
 
-The firmware (firmware/feed.py) writes `#CLK1 <seq> <kind> <ints...> *` lines on its USB
+The firmware (firmware/core/feed.py) writes `#CLK1 <seq> <kind> <ints...> *` lines on its USB
 serial port during a game (docs/live.md has the table). `parse_line` takes one line as
 read from the port (anything else the port says, status lines, cut lines, is None);
 `BoardGame.apply` folds the lines of one clock into its game: the controls, every move
@@ -23,7 +23,7 @@ STATES = ("ready", "running", "paused", "flagged", "finished")
 MODES = ("countdown", "hourglass", "upcount", "byo-yomi", "canadian")
 RESULT_LEFT, RESULT_RIGHT, RESULT_DRAW = 1, 2, 3
 BY_DRAW_ODDS = 256
-REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/ui.py REASON_*
+REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/ui/ui.py REASON_*
 ACTIONS = {
     1: "pause",
     2: "resume",
@@ -249,7 +249,7 @@ class BoardGame:
         return {"white": sides[w], "black": sides[1 - w]}
 
     def record(self):
-        """The game in the clock record's form (firmware/gamelog.py), moves so far; plies
+        """The game in the clock record's form (firmware/shell/gamelog.py), moves so far; plies
         the feed did not carry (a host that connected mid-game) are left out."""
         white = self.white()
         game = {
@@ -294,7 +294,7 @@ class BoardGame:
 
 
 def display_text(t, up=True):
-    """The clock's 4 characters for `t` ms (firmware/timefmt.py's layouts and rounding:
+    """The clock's 4 characters for `t` ms (firmware/core/timefmt.py's layouts and rounding:
     `up` the countdown's, else the stopwatch's), as the page shows them."""
     t = max(t, 0)
 

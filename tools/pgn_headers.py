@@ -22,7 +22,7 @@ here:
                 a last move without a press (pgn_merge.py says which).
 
 TimeControl from the record's "controls" (the control of each colour), or
-for an older record from the preset table (firmware/presets.py, looked up by the record's
+for an older record from the preset table (firmware/core/presets.py, looked up by the record's
 name): periods as `moves/seconds`, the last as `seconds`, joined by ':'; an increment as `+S`;
 a simple (US) delay and a Bronstein delay both as `+Sd`, the delay form python-chess reads
 (the PGN standard has none; ClockControl names which); hourglass `*S` (the standard's
@@ -68,7 +68,7 @@ def termination(game):
 
 
 def _presets():
-    """firmware/presets.py and firmware/timecontrol.py, imported as the host tests do; the
+    """firmware/core/presets.py and timecontrol.py, imported as the host tests do; the
     only MicroPython name they need outside the board is micropython.const."""
     try:
         import micropython  # noqa: F401  (the host tests' stand-in, when on sys.path)
@@ -78,8 +78,9 @@ def _presets():
         stub = types.ModuleType("micropython")
         stub.const = lambda value: value
         sys.modules["micropython"] = stub
-    if str(FIRMWARE) not in sys.path:
-        sys.path.append(str(FIRMWARE))
+    for folder in (FIRMWARE / "core",):
+        if str(folder) not in sys.path:
+            sys.path.append(str(folder))
     import presets
     import timecontrol
 

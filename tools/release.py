@@ -150,6 +150,7 @@ def firmware_files(root, runner, python=sys.executable):
     compiled, kept = firmware_build.firmware_split(root / "firmware")
     if "main.py" not in kept:
         raise ReleaseError("firmware/main.py is missing; nothing would start")
+    sources = firmware_build.firmware_sources(root / "firmware")
     (root / RELEASE_BUILD).mkdir(parents=True, exist_ok=True)
     files = []
     for name in compiled:
@@ -158,15 +159,16 @@ def firmware_files(root, runner, python=sys.executable):
         # side) never read each other's half-written file.
         target = "%s/%s.mpy" % (RELEASE_BUILD, name[:-3])
         own = "%s.%d" % (target, os.getpid())
-        argv = firmware_build.compile_command(python, "firmware/" + name, own, name)
+        source = sources[name].relative_to(root).as_posix()
+        argv = firmware_build.compile_command(python, source, own, name)
         result = runner.run(argv)
         if result.returncode != 0:
-            raise ReleaseError("mpy-cross failed on firmware/%s:\n%s" % (name, last_line(result)))
+            raise ReleaseError("mpy-cross failed on %s:\n%s" % (source, last_line(result)))
         data = (root / own).read_bytes()
         os.replace(root / own, root / target)
         files.append((name[:-3] + ".mpy", data))
     for name in kept:
-        files.append((name, (root / "firmware" / name).read_bytes()))
+        files.append((name, sources[name].read_bytes()))
     return files
 
 

@@ -45,10 +45,16 @@ import time as _wall
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for _sub in ("firmware", "host_tests/harness/mp", "host_tests"):
-    _p = str(ROOT / _sub)
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+sys.path.insert(0, str(ROOT / "tools"))
+import firmware_build  # noqa: E402
+
+for _p in [
+    *firmware_build.firmware_dirs(ROOT),
+    ROOT / "host_tests/harness/mp",
+    ROOT / "host_tests",
+]:
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
 import machine  # noqa: E402  (the fake one, from host_tests/harness/mp)
 

@@ -102,7 +102,7 @@ def chip_model():
 
 
 ONCHIP = Path(__file__).resolve().parents[2] / "tools" / "chip" / "onchip.py"
-RAPID_15_10 = 3  # firmware/presets.py
+RAPID_15_10 = 3  # firmware/core/presets.py
 
 
 def percall_on_host(model, flash_dir):

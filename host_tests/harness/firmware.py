@@ -37,6 +37,11 @@ from harness import mp_select, tm1637_decode, usb_cdc, vtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
+if str(ROOT / "tools") not in sys.path:
+    sys.path.append(str(ROOT / "tools"))
+import firmware_build  # noqa: E402
+
+FIRMWARE_DIRS = firmware_build.firmware_dirs(ROOT)
 
 LEVER = {"left": 6, "right": 7}
 BUTTON = {"play": 10, "set": 11, "minus": 12, "plus": 13}
@@ -132,7 +137,7 @@ class SimulatedClock:
     def _run_firmware(self):
         if not self._booted:
             self._booted = True
-            sys.path.insert(0, str(FIRMWARE))
+            sys.path[:0] = [str(d) for d in FIRMWARE_DIRS if str(d) not in sys.path]
             cwd = os.getcwd()
             os.chdir(self.flash_dir)
             try:
@@ -252,7 +257,7 @@ class SimulatedClock:
         return True, pwm.freq()
 
 
-_FIRMWARE_MODULES = {p.stem for p in FIRMWARE.glob("*.py")}
+_FIRMWARE_MODULES = {name[:-3] for name in firmware_build.firmware_sources(FIRMWARE)}
 
 
 def _take_firmware_modules():

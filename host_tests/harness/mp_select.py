@@ -26,7 +26,7 @@ timeout is a bare WFE: only an interrupt ends it. `ipoll` returns the poll objec
 iterates over (obj, revents) of the objects found ready, as modselect.c's poll_iternext
 does; `modify(obj, 0)` leaves an object registered but asks it for nothing.
 
-The harness installs this module as `select` only while it imports firmware/doorbell.py
+The harness installs this module as `select` only while it imports firmware/drivers/doorbell.py
 (harness/firmware.py); CPython's own `select` stays in place for everything else.
 """
 

@@ -53,7 +53,7 @@ ROOT = chip.ROOT
 ONCHIP = (Path(__file__).resolve().parent / "onchip.py").read_text()
 MS = chip.MS
 
-# Preset indexes (firmware/presets.py)
+# Preset indexes (firmware/core/presets.py)
 FIDE = 0
 RAPID_15_10 = 3
 BLITZ_3_2 = 6
@@ -468,7 +468,7 @@ def baseline_root(ref, tmp):
     root = Path(tmp) / "baseline"
     (root / "firmware").mkdir(parents=True)
     names = subprocess.run(
-        ["git", "ls-tree", "--name-only", ref, "firmware/"],
+        ["git", "ls-tree", "-r", "--name-only", ref, "firmware/"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -482,6 +482,7 @@ def baseline_root(ref, tmp):
         if name == "firmware/main.py" and not re.search(rb"^clock = ", data, re.M):
             data = (ROOT / "firmware" / "main.py").read_bytes()
             note = "main.py of this tree (the probes read the app from its `clock` global)"
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
     return root, note
 

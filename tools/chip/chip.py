@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
-for _p in (ROOT / "tools", ROOT / "host_tests", ROOT / "host_tests/harness/mp", ROOT / "firmware"):
+sys.path.insert(0, str(ROOT / "tools"))
+import firmware_build  # noqa: E402
+
+for _p in (
+    ROOT / "host_tests",
+    ROOT / "host_tests/harness/mp",
+    *firmware_build.firmware_dirs(ROOT),
+):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 

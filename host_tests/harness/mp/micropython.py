@@ -24,7 +24,7 @@ import os
 import sys
 from contextlib import contextmanager
 
-CHIP_CODE = [
+CHIP_CODE = [  # firmware/ and every layer folder below it
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "firmware")
 ]
 CHIP_CODE = [os.path.normcase(os.path.realpath(p)) + os.sep for p in CHIP_CODE]
