@@ -7,7 +7,7 @@ Wakeup sources: the four buttons interrupt on both edges (hard IRQs); each edge 
 then polled by the loop while one is down or settling (buttons.py). The levers are watched
 by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with the lever's
 pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a press
-(pio_levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
+(levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
 serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
 (usbguard.py), whose stdin the bell listens to once the loop starts, with the mark that
 tells it whether anything else has written to the port since the chip's reset (UsbMark:
@@ -35,8 +35,8 @@ import tm1637_pio
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
+from levers import Levers
 from micropython import const
-from pio_levers import Levers
 from tm1637 import TM1637
 from usbguard import UsbGuard
 

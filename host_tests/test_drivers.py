@@ -1,8 +1,11 @@
-"""Drivers on the fake board: TM1637 traffic, levers, buttons, buzzer, and the fake `machine`
-itself (pins, IRQs, timers, PWM, ADC, watchdog). Virtual time only; nothing sleeps."""
+"""Drivers on the fake board: TM1637 traffic, levers (the PIO program on the fake `rp2`, as
+board.py builds them), buttons, buzzer, and the fake `machine` itself (pins, IRQs, timers,
+PWM, ADC, watchdog). Virtual time only; nothing sleeps."""
 
+import lever_pio
 import machine
 import pytest
+import rp2
 import segments
 import timefmt
 from buttons import LONG, MINUS, PLAY, PLUS, REPEAT, SET, SHORT, Buttons, button_of, kind_of
@@ -16,6 +19,7 @@ from harness import tm1637_decode
 
 CLK, DIO = 16, 17
 LEFT_PIN, RIGHT_PIN = 2, 3
+QUIET_MS = Levers.debounce_us // 1000 + 1
 
 
 @pytest.fixture
@@ -526,16 +530,32 @@ class TestDecodeText:
 
 
 def make_levers(**kw):
-    left = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
-    right = machine.Pin(RIGHT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
-    return Levers(left, right, **kw)
+    """The levers as board.py builds them: PIO1's machines 0 and 1 running lever_pio's
+    program, each on its lever's pin, started in step with the µs timer."""
+    pins = tuple(
+        machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (LEFT_PIN, RIGHT_PIN)
+    )
+    machines = tuple(
+        rp2.StateMachine(4 + side, lever_pio.program, freq=lever_pio.PIO_HZ, jmp_pin=pin)
+        for side, pin in enumerate(pins)
+    )
+
+    def start():
+        return lever_pio.start_in_step(
+            lever_pio.TIMERAWL, lever_pio.PIO1_CTRL_SET, lever_pio.START_BITS
+        )
+
+    levers = Levers(machines, pins, start, **kw)
+    machine.advance_ms(QUIET_MS)  # a lever arms once quiet for debounce_us after the start
+    return levers
 
 
 def events(lv):
-    """The presses drained, then the re-arm, as the loop does them (app.py)."""
+    """The presses drained, as the loop does it (app.py), once the machines have seen the
+    last edge (a press reaches its ring within Levers.settle_us of its stamp)."""
+    machine.advance(Levers.settle_us + 1)
     out = []
     lv.drain(lambda side, stamp: out.append((side, stamp)))
-    lv.update()
     return out
 
 
@@ -546,7 +566,7 @@ def bounce(vt, gpio, gaps_us, end_level):
     level = end_level
     for gap in gaps_us:
         (machine.press if level == 0 else machine.release)(gpio)
-        vt.advance_us(gap)
+        machine.advance(gap)
         level ^= 1
     (machine.press if level == 0 else machine.release)(gpio)
 
@@ -554,10 +574,10 @@ def bounce(vt, gpio, gaps_us, end_level):
 class TestLevers:
     def test_bounce_gives_one_stamp_at_the_first_edge(self, board):
         lv = make_levers()
-        board.advance_ms(100)
+        machine.advance_ms(100)
         first = ticks(board)
         bounce(board, LEFT_PIN, [80, 150, 40, 900, 300, 2_000], 0)
-        board.advance_ms(50)
+        machine.advance_ms(50)
         assert events(lv) == [(0, first)]
 
     def test_scheduled_bounce_through_the_fake_board(self, board):
@@ -579,27 +599,26 @@ class TestLevers:
         lv = make_levers()
         machine.press(RIGHT_PIN)
         t = ticks(board)
-        board.advance_ms(750)
+        machine.advance_ms(750)
         assert lv.pop() == 1 and lv.stamp_us == t
         assert lv.pop() == -1
 
     def test_release_bounce_is_not_a_press(self, board):
         lv = make_levers()
         machine.press(LEFT_PIN)
-        board.advance_ms(300)
+        machine.advance_ms(300)
         bounce(board, LEFT_PIN, [60, 200, 90, 1_500], 1)  # release, bouncing
-        board.advance_ms(5)
+        machine.advance_ms(5)
         assert len(events(lv)) == 1
-        board.advance_ms(30)
+        machine.advance_ms(30)
         assert events(lv) == []
 
     def test_press_after_release_and_quiet_counts(self, board):
         lv = make_levers()
         machine.press(LEFT_PIN)
-        board.advance_ms(100)
+        machine.advance_ms(100)
         machine.release(LEFT_PIN)
-        board.advance_ms(25)
-        lv.update()  # the main loop runs: re-armed
+        machine.advance_ms(25)
         machine.press(LEFT_PIN)
         t2 = ticks(board)
         evs = events(lv)
@@ -609,8 +628,7 @@ class TestLevers:
         lv = make_levers()
         machine.press(LEFT_PIN)
         for _ in range(10):
-            board.advance_ms(50)
-            lv.update()
+            machine.advance_ms(50)
         bounce(board, LEFT_PIN, [50, 50], 0)  # glitch while held
         assert len(events(lv)) == 1
 
@@ -622,8 +640,7 @@ class TestLevers:
         bounce(board, LEFT_PIN, [30, 30], 0)
         assert events(lv) == []
         machine.release(LEFT_PIN)
-        board.advance_ms(30)
-        lv.update()
+        machine.advance_ms(30)
         machine.press(LEFT_PIN)
         assert len(events(lv)) == 1
 
@@ -631,7 +648,7 @@ class TestLevers:
         lv = make_levers()
         machine.press(RIGHT_PIN)
         tr = ticks(board)
-        board.advance_us(400)
+        machine.advance(400)
         machine.press(LEFT_PIN)
         tl = ticks(board)
         assert events(lv) == [(1, tr), (0, tl)]
@@ -644,17 +661,16 @@ class TestLevers:
         assert events(lv) == [(0, t), (1, t)]
 
     def test_ring_overflow_drops_new_presses_and_keeps_the_old(self, board):
-        lv = make_levers(ring_size=4)
+        lv = make_levers(ring_size=4)  # a ring per lever
         stamps = []
-        for i in range(6):
-            side = i & 1
-            gpio = (LEFT_PIN, RIGHT_PIN)[side]
+        for _ in range(6):
+            side = 0
+            gpio = LEFT_PIN
             machine.press(gpio)
             stamps.append((side, ticks(board)))
-            board.advance_ms(10)
+            machine.advance_ms(10)
             machine.release(gpio)
-            board.advance_ms(25)
-            lv.update()  # re-arm without draining
+            machine.advance_ms(25)
         assert lv.pending() == 4 and lv.dropped() == 2
         assert events(lv) == stamps[:4]
         assert lv.pending() == 0
@@ -668,66 +684,55 @@ class TestLevers:
     def test_quiet_test_survives_long_idle_across_the_wrap(self, board):
         lv = make_levers()
         machine.press(LEFT_PIN)
-        board.advance_ms(10)
+        machine.advance_ms(10)
         machine.release(LEFT_PIN)
-        board.advance_ms(30)
+        machine.advance_ms(30)
         assert len(events(lv)) == 1  # re-armed after the drain
-        board.advance_ms(20 * 60 * 1000)  # 20 min, no main loop: ticks_diff would fold
+        machine.advance_ms(20 * 60 * 1000)  # 20 min, no main loop: ticks_diff would fold
         machine.press(LEFT_PIN)
         t = ticks(board)
         assert events(lv) == [(0, t)]
 
     def test_stamps_across_the_ticks_wrap(self, board):
         lv = make_levers()
-        board.advance_us(5_000_000 - 100)  # 100 us before ticks_us wraps
+        import time
+
+        machine.advance(time.ticks_diff(0, ticks(board)) - 100)  # 100 us before ticks_us wraps
         machine.press(LEFT_PIN)
         t1 = ticks(board)
-        board.advance_us(300)
+        machine.advance(300)
         machine.press(RIGHT_PIN)
         t2 = ticks(board)
         assert t2 < t1  # wrapped
         evs = events(lv)
         assert evs == [(0, t1), (1, t2)]
-        import time
-
         assert time.ticks_diff(t2, t1) == 300
 
-    def test_every_edge_rings_the_bell(self, board):
+    def test_every_press_rings_the_bell_once(self, board):
         from array import array
 
         bell = array("i", (0,))
         lv = make_levers(bell=bell)
         machine.press(LEFT_PIN, bounce=(100, 200))  # 3 falling/rising edges of bounce
         machine.advance_ms(5)
-        assert bell[0] == 3
+        assert bell[0] == 1  # the press; its bounce stays inside the machine
         machine.release(RIGHT_PIN)  # no change of level: no edge
-        machine.release(LEFT_PIN)
-        assert bell[0] == 4
-        assert len(events(lv)) == 1
-
-    def test_update_says_when_to_come_back(self, board):
-        lv = make_levers()
-        assert lv.update() == -1  # both armed: only an edge matters
-        machine.press(LEFT_PIN)
-        board.advance_ms(100)
-        assert lv.update() == -1  # disarmed but held: its release edge will ring
-        machine.release(LEFT_PIN)
-        board.advance_us(1_000)
-        assert lv.update() == Levers.debounce_us - 1_000  # quiet time still to wait
-        board.advance_us(Levers.debounce_us - 1_000)
-        assert lv.update() == -1  # re-armed now
-        machine.press(LEFT_PIN)
+        machine.release(LEFT_PIN, bounce=(100, 200))
+        machine.advance_ms(QUIET_MS + 5)
+        assert bell[0] == 1  # a release never rings
+        machine.press(RIGHT_PIN)
+        machine.advance_ms(1)
+        assert bell[0] == 2
         assert len(events(lv)) == 2
 
     def test_release_bounce_restarts_the_quiet_time(self, board):
         lv = make_levers()
         machine.press(LEFT_PIN)
-        board.advance_ms(50)
+        machine.advance_ms(50)
         machine.release(LEFT_PIN)
-        board.advance_ms(15)
+        machine.advance_ms(15)
         bounce(board, LEFT_PIN, [300, 300], 1)  # chatter as the contact opens
-        assert lv.update() == Levers.debounce_us  # its last edge was just now
-        board.advance_ms(19)
+        machine.advance_ms(19)
         machine.press(LEFT_PIN)  # too soon after the last edge: not a press
         assert len(events(lv)) == 1
 
@@ -738,7 +743,8 @@ class TestLevers:
                 st.lists(st.integers(1, 19_999), max_size=6),  # press bounce gaps, us
                 st.integers(1_000, 500_000),  # hold, us
                 st.lists(st.integers(1, 19_999), max_size=6),  # release bounce gaps, us
-                st.integers(20_000, 300_000),  # quiet after the release, us
+                st.integers(Levers.debounce_us + 5, 300_000),  # quiet after the release, us (+ the
+                # machine's look, every 2 us in its quiet loop: lever_pio.py)
             ),
             min_size=1,
             max_size=6,
@@ -759,13 +765,12 @@ class TestLevers:
             if len(gaps) % 2:
                 gaps.append(50)  # end closed
             bounce(vt, gpio, gaps, 0)
-            vt.advance_us(hold)
+            machine.advance(hold)
             gaps = list(release_gaps)
             if len(gaps) % 2:
                 gaps.append(50)
             bounce(vt, gpio, gaps, 1)
-            vt.advance_us(quiet)
-            lv.update()
+            machine.advance(quiet)
         assert events(lv) == want
 
 

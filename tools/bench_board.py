@@ -3,7 +3,9 @@
 Owns nothing on the board. It has the interface App uses (bell, displays, levers, buttons,
 buzzer, usb, set_leds, battery_mv, watchdog). The levers, buttons, buzzer and TM1637 drivers
 are the real firmware drivers (levers.py, buttons.py, buzzer.py, tm1637.py) handed fake pins,
-a fake PWM and fake PIO state machines, so their Python cost is part of what the bench
+a fake PWM and fake PIO state machines (`LeverMachine` pushes the word lever_pio's program
+pushes for a press at the bench clock's instant, and raises its IRQ), so their Python cost is
+part of what the bench
 measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
 by tools/bench.py to the lags. `usb` is the real usbguard.UsbGuard on a port whose host reads
 everything (HostPort), so the live feed's lines are written and counted in every figure.
@@ -99,6 +101,45 @@ class FakePin:
 
     def release(self):
         self.level = 1
+        self.handler(self)
+
+
+class LeverMachine:
+    """A lever's PIO state machine as levers.py uses it (irq, put, rx_fifo, get): a fall of
+    its pin pushes the word lever_pio's program pushes for a press at that instant (the
+    bench clock's) and raises the IRQ. The bench taps a lever seconds apart, so the
+    program's debounce never has a bounce to swallow here."""
+
+    def __init__(self, clock, pin):
+        self.clock = clock
+        self.handler = None
+        self.word = 0
+        self.held = 0  # words in the RX FIFO (0 or 1)
+        self.origin = 0  # ticks_us of the count's origin (start())
+        pin.irq(self._edge)
+
+    def irq(self, handler, trigger=0, hard=False):
+        self.handler = handler
+
+    def put(self, word):
+        pass
+
+    def rx_fifo(self):
+        return self.held
+
+    def get(self):
+        self.held = 0
+        return self.word
+
+    def start(self):
+        self.origin = self.clock.us
+        return self.origin
+
+    def _edge(self, pin):
+        if pin.value():
+            return  # a release: the program waits it out inside the machine
+        self.word = (self.origin + 1 - self.clock.us) & _TICKS_MASK
+        self.held = 1
         self.handler(self)
 
 
@@ -225,8 +266,12 @@ class BenchBoard:
             tm1637_mod.TM1637(self.machines[0]),
             tm1637_mod.TM1637(self.machines[1]),
         )
+        self.lever_machines = lever_sms = (
+            LeverMachine(clock, self.lever_pins[0]),
+            LeverMachine(clock, self.lever_pins[1]),
+        )
         self.levers = levers_mod.Levers(
-            self.lever_pins[0], self.lever_pins[1], bell=self.bell.rung
+            lever_sms, self.lever_pins, self._start, bell=self.bell.rung
         )
         for pin in self.button_pins:
             pin.irq(self.bell.ring)
@@ -235,6 +280,12 @@ class BenchBoard:
         self.leds = 0
         self.host = HostPort()
         self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # + feed
+
+    def _start(self):
+        """Both lever machines started in step: the count's origin, as lever_pio's start."""
+        origin = self.lever_machines[0].start()
+        self.lever_machines[1].origin = origin
+        return origin
 
     def frames(self):
         """TM1637 frames written so far, both displays."""

@@ -2,7 +2,7 @@
 
 Owns the program (`program`, assembled at import; board.py makes PIO1's machines 0 and 1
 run it, one per lever, the lever's pin as the machine's `jmp_pin`), its clock and the start
-that puts both machines in step with the µs timer (`start_in_step`). pio_levers.py owns the
+that puts both machines in step with the µs timer (`start_in_step`). levers.py owns the
 use: the word a machine takes at its start and the arithmetic from its words to
 `ticks_us()` instants (`quiet_word`, `stamp`: this docstring says why they are so).
 
@@ -39,12 +39,12 @@ is armed only once released and quiet.
 
 The instant: the press's look is at µs 1 + m after the origin (plus δ), and the one before
 it, a µs earlier, read high: the edge fell in (m + δ, m + 1 + δ]. The stamp
-(pio_levers.stamp) is origin + 1 + m = origin + 1 - word (mod 2**30): the timer's count at
+(levers.stamp) is origin + 1 + m = origin + 1 - word (mod 2**30): the timer's count at
 the edge, or one more when the edge falls after the first δ of its µs; within 1 µs of the
 edge either way (what the chip bench measures). 25 instruction words of PIO1's 32.
 
 The quiet word: the loop is 2 µs a pass and ends on the pass that finds Y at 0, so Y =
-debounce_us / 2 - 1 (pio_levers.quiet_word).
+debounce_us / 2 - 1 (levers.quiet_word).
 """
 
 # The body of an asm_pio function is PIO assembly, and a viper function's ptr32 is native

@@ -1,42 +1,40 @@
-"""The two player levers: press timestamps taken in a hard interrupt, debounced, queued.
+"""The two player levers, stamped by PIO state machines: presses queued in timestamp order.
 
-Owns the lever IRQ handlers, the ring buffer of (side, stamp) and the debounce state. It is
-handed two pins (board.py creates them as `Pin(n, Pin.IN, Pin.PULL_UP)`; pressed = low) and
-needs their `value()`, `irq(handler, trigger, hard)` and `irq().flags()` methods and the
-IRQ_FALLING / IRQ_RISING class constants. Sides: 0 = left, 1 = right.
+Owns the machines' IRQ handlers, the per-lever rings of press stamps and the read side of
+the levers (`pressed`). It is handed two state machines running lever_pio.program (board.py
+makes them: PIO1's machines 0 and 1, each lever's pin as its `jmp_pin`, not started), the
+two pins (`Pin.IN, Pin.PULL_UP`; pressed = low) and `start`, which starts both machines in
+step with the µs timer and returns the count's origin (lever_pio.start_in_step).
 
-Timestamps are `time.ticks_us()` values read first thing in the interrupt, so a press is
-stamped when the contact closed, not when the main loop gets round to it.
+The machine stamps the press itself, to the µs, whatever the core is doing (lever_pio.py
+says how and why), and debounces: the rest of a press's bounce,
+the release, its bounce and the 20 ms quiet time before re-arming all happen inside the
+machine, at no CPU cost. The core hears of a lever once a press: the machine's IRQ flag,
+whose hard handler moves the word from the RX FIFO to that lever's ring, converted to a
+`ticks_us()` instant (`stamp`), and adds one to `bell[0]` (doorbell.py), which ends
+the loop's sleep. An edge inside a flash write is stamped exactly; only its handler, and so
+the loop's wakeup, waits for the interrupts to come back on (the FIFO holds 4 presses a
+lever meanwhile: 4 x 20 ms at least).
 
-Debounce: the IRQ fires on both edges; each edge is stamped as the lever's last edge. The
-first falling edge of an *armed* lever is a press: its stamp is queued and the lever is
-disarmed, so the rest of the bounce is ignored however long it lasts. The main loop re-arms a
-lever (in `update`, which `pop` calls) once it reads released (high) and no edge has
-come for `debounce_us`; so the falling edges of the bounce when a lever is *released* are
-ignored too. Reading the level inside the IRQ would not do: a bounce can flip the line back
-before the handler runs, so the handler asks the pin which edge latched (`irq().flags()`).
+The LEDs: the loop keeps `mover[0]` = the lever whose press is a move now (the running
+side, on the game screen; else -1). A press of that lever lights the other side's LED and
+puts its own out in the handler, microseconds after the edge, whatever the loop is doing
+(a render wakeup lasts 2 ms on the chip); the engine still decides, and the loop's wakeup
+for the press sets the LEDs from the game as it then is (a press the engine ignores, the
+two-lever slap or a flag that fell first, is put right there).
 
-Waking the loop: every edge adds one to `bell[0]` (an array cell handed in by board.py and
-shared with the other GPIO handlers, which all run in the RP2040's one IO_BANK0 interrupt,
-so they never interleave). The loop sleeps until the bell changes; `update()` returns how
-long it may then sleep before re-arming is due (the quiet time after a release), or -1
-when only an edge can change anything (both armed, or a disarmed lever still held: its
-release edge rings the bell).
+Order and ties: `pop`/`drain` give presses in timestamp order across both levers whatever
+order their handlers ran in (each lever's ring is in order; the earlier head goes first);
+on an exact tie (same µs) side 0 comes first. Deciding which press counts is the engine's.
 
-Order and ties: `pop`/`drain` give presses in timestamp order. Two levers pressed in the
-same millisecond give two events, earlier stamp first; on an exact tie (same microsecond)
-side 0 comes first. Deciding which press counts is the engine's job. Two presses latched in
-the same GPIO interrupt are stamped one after the other (lower GPIO first), so the second
-stamp is late by the handler's run time (not yet measured on the board; tens of us expected).
+Overflow: when a lever's ring is full a new press is dropped (never overwrites) and counted
+in `dropped()`; what was queued stays intact.
 
-Overflow: when the ring is full a new press is dropped (never overwrites) and counted in
-`dropped()`; what was queued stays intact.
-
-Main-loop contract: call `update()` (or `pop`, which calls it) after the bell rings and
-again when the time it returned has passed; `drain` does not (see there). An armed lever
-needs nothing; the quiet test stays within ticks_diff's 2**29 us range by remembering which
-edge it has already seen to be old, so a lever left alone for hours still re-arms
-correctly.
+Main-loop contract: the loop asks `pending()` (cheap: a few array reads) and, when a press
+waits, `drain(callback)` hands it every stamp in order; `pop()` takes one (its stamp in
+`stamp_us`); `clear()` forgets the queue (a menu's touch must not start a game later);
+`pressed(side)` is the raw level. Nothing needs re-arming from the loop: only an edge
+changes anything. `debounce_us` is read once, when the machines start.
 """
 
 import time
@@ -44,141 +42,120 @@ from array import array
 
 from micropython import const
 
-_LEFT = const(0)
+_TICKS_MASK = const(0x3FFFFFFF)  # ticks_us() wraps at 2**30 µs, as X's low 30 bits do
+
 _RIGHT = const(1)
-_COUNT_MASK = const(0x3FFFFFFF)  # press counters wrap here and stay small ints
 # Indexes into the state array shared with the IRQ (`_st`). The owner alone writes a cell.
-_HEAD = const(0)  # next ring slot the IRQ writes (IRQ-owned)
-_TAIL = const(1)  # next ring slot the main loop reads (main-owned)
-_DROPPED = const(2)  # presses lost to a full ring (IRQ-owned)
-_COUNT = const(3)  # + side: presses accepted so far, masked (IRQ-owned)
-_ARMED = const(5)  # + side: the lever is armed while this equals _COUNT + side (main-owned)
-_EDGE = const(7)  # + side: ticks_us of that lever's last edge, either way (IRQ-owned)
-_OLD = const(9)  # + side: an _EDGE value already seen older than the window (main-owned)
-_ST_LEN = const(11)
+_HEAD = const(0)  # + side: next ring slot the IRQ writes (IRQ-owned)
+_TAIL = const(2)  # + side: next ring slot the main loop reads (main-owned)
+_DROPPED = const(4)  # presses lost to a full ring (IRQ-owned)
+_ORIGIN = const(5)  # ticks_us of the machines' count origin (set once, at the start)
+_ST_LEN = const(6)
+
+
+def quiet_word(debounce_us):
+    """The word a lever machine takes at its start: Y of its quiet loop (lever_pio.py)."""
+    n = debounce_us // 2 - 1
+    return n if n > 0 else 0
+
+
+def stamp(origin, word):
+    """The `ticks_us()` instant of a press from the word its machine pushed (X's low 30
+    bits: -m, lever_pio.py) and the origin of the count. Small ints only: hard-IRQ safe."""
+    return (origin + 1 - word) & _TICKS_MASK
 
 
 class Levers:
-    debounce_us = 20_000  # quiet time before a lever re-arms, us
-    settle_us = 0  # a stamp is in the ring when the clock reads it: taken in the handler
+    debounce_us = 20_000  # quiet time before a lever re-arms, us (inside the machines)
+    # A press is in its ring at most this long (us) after its stamp: the machine pushes
+    # the word and raises its flag 1.5 us after its look, and the hard IRQ then runs at
+    # once (not with interrupts off: then later, which the loop's own wakeup waits for).
+    # The loop judges deadlines only up to its clock reading less this (app.py).
+    settle_us = 2
 
-    def __init__(self, left, right, ring_size=16, bell=None):
-        self._pins = (left, right)
-        # +1 per edge, for the loop's sleep (IRQ-owned; see the module doc)
+    def __init__(self, machines, pins, start, ring_size=8, bell=None, leds=None):
+        self._sms = machines
+        self._pins = pins
+        self._leds = leds  # (left, right) LED pins, high = on; None: not handed any
+        # The lever whose press is a move now, or -1 (main-owned; the IRQ clears it once
+        # it has lit the LEDs for a press of that lever)
+        self.mover = array("i", (-1,))
+        # +1 per press, for the loop's sleep (IRQ-owned; see the module doc)
         self._bell = bell if bell is not None else array("i", (0,))
-        self._n = ring_size + 1  # one slot stays empty to tell full from empty
-        self._stamps = array("i", [0] * self._n)  # ticks_us of each queued press
-        self._sides = bytearray(self._n)  # side of each queued press
-        st = array("i", [0] * _ST_LEN)
-        self._st = st
-        now = time.ticks_us()
-        for side in range(2):
-            st[_EDGE + side] = now
-            st[_OLD + side] = now  # no edge yet: quiet
-            st[_ARMED + side] = 0 if self._pins[side].value() else -1  # held: not armed
-        self.mover = array("i", (-1,))  # (pio_levers' LED cell; this driver leaves the LEDs)
+        self._n = ring_size + 1  # per lever; one slot stays empty to tell full from empty
+        self._stamps = array("i", [0] * (2 * self._n))  # lever 0's ring, then lever 1's
+        self._st = array("i", [0] * _ST_LEN)
+        self._st[_HEAD + 1] = self._st[_TAIL + 1] = self._n
         self.stamp_us = 0  # stamp of the press last returned by pop()
-        self.checked_us = 0  # ticks_us that update() counted its wait from (main-owned)
-        self._falling = left.IRQ_FALLING
-        both = left.IRQ_FALLING | left.IRQ_RISING
-        left.irq(self._irq_left, both, True)
-        right.irq(self._irq_right, both, True)
+        word = quiet_word(self.debounce_us)
+        machines[0].irq(self._irq_left, 1, True)
+        machines[1].irq(self._irq_right, 1, True)
+        for sm in machines:
+            sm.put(word)  # taken at the machine's cycle 0: it never waits for it
+        self._st[_ORIGIN] = start()
 
     # hard-IRQ safe
-    def _irq_left(self, pin):
-        t = time.ticks_us()
-        self._edge(_LEFT, t, pin.irq().flags())
+    def _irq_left(self, sm):
+        self._take(0, sm)
 
     # hard-IRQ safe
-    def _irq_right(self, pin):
-        t = time.ticks_us()
-        self._edge(_RIGHT, t, pin.irq().flags())
+    def _irq_right(self, sm):
+        self._take(_RIGHT, sm)
 
-    # hard-IRQ safe: ints and preallocated arrays only, no allocation, never raises.
-    def _edge(self, side, t, flags):
+    # hard-IRQ safe: small ints and preallocated arrays only, no allocation, never raises
+    # (get() is called only while the FIFO holds a word, so it never waits).
+    def _take(self, side, sm):
         st = self._st
-        st[_EDGE + side] = t
+        base = side * self._n
+        top = base + self._n
+        while sm.rx_fifo():
+            t = stamp(st[_ORIGIN], sm.get())
+            head = st[_HEAD + side]
+            nxt = head + 1
+            if nxt == top:
+                nxt = base
+            if nxt == st[_TAIL + side]:
+                st[_DROPPED] += 1
+                continue
+            self._stamps[head] = t
+            st[_HEAD + side] = nxt
+        mover = self.mover
+        leds = self._leds
+        if mover[0] == side and leds is not None:
+            mover[0] = -1  # once: the loop says again after this press
+            leds[side].value(0)
+            leds[1 - side].value(1)
         self._bell[0] += 1
-        if not flags & self._falling:
-            return  # a release edge: only its time matters (the quiet test)
-        count = st[_COUNT + side]
-        if st[_ARMED + side] != count:
-            return  # bounce, or the lever has not been seen released and quiet yet
-        st[_COUNT + side] = (count + 1) & _COUNT_MASK  # disarm
-        head = st[_HEAD]
-        nxt = head + 1
-        if nxt == self._n:
-            nxt = 0
-        if nxt == st[_TAIL]:
-            st[_DROPPED] += 1
-            return
-        self._stamps[head] = t
-        self._sides[head] = side
-        st[_HEAD] = nxt
-
-    def update(self):
-        """Re-arm each lever that reads released and has had no edge for `debounce_us`.
-        Returns the us after which calling again can re-arm a lever (counted from the
-        reading kept in `checked_us`), or -1 when only an edge (which rings the bell) can.
-        Race-free against the IRQ: it writes only
-        main-owned cells, and an arm decision based on a press count the IRQ has since
-        moved on is void."""
-        st = self._st
-        now = time.ticks_us()
-        self.checked_us = now
-        wait = -1
-        for side in range(2):
-            count = st[_COUNT + side]  # read first: a press after this voids the arming
-            if st[_ARMED + side] == count:
-                continue  # armed
-            edge = st[_EDGE + side]
-            quiet = edge == st[_OLD + side]
-            if not quiet:
-                age = time.ticks_diff(now, edge)
-                if age >= self.debounce_us:
-                    st[_OLD + side] = edge
-                    quiet = True
-                elif self._pins[side].value():
-                    left = self.debounce_us - age
-                    if wait < 0 or left < wait:
-                        wait = left
-            if quiet and self._pins[side].value():
-                st[_ARMED + side] = count
-        return wait
 
     def pop(self):
         """Next press: returns its side (0/1) and sets `self.stamp_us`; -1 when none."""
-        self.update()
         return self._next()
 
     def _next(self):
         st = self._st
-        tail = st[_TAIL]
-        if tail == st[_HEAD]:
+        t0 = st[_TAIL]
+        t1 = st[_TAIL + 1]
+        has0 = t0 != st[_HEAD]
+        has1 = t1 != st[_HEAD + 1]
+        if has0 and has1:
+            side = 1 if time.ticks_diff(self._stamps[t1], self._stamps[t0]) < 0 else 0
+        elif has0:
+            side = 0
+        elif has1:
+            side = _RIGHT
+        else:
             return -1
-        nxt = tail + 1
-        if nxt == self._n:
-            nxt = 0
-        if nxt != st[_HEAD]:
-            # Exact tie with the next press: side 0 first (swapped in place; the IRQ never
-            # writes slots between tail and head).
-            if (
-                self._stamps[nxt] == self._stamps[tail]
-                and self._sides[tail] == _RIGHT
-                and self._sides[nxt] == _LEFT
-            ):
-                self._sides[tail] = _LEFT
-                self._sides[nxt] = _RIGHT
-        side = self._sides[tail]
+        tail = t1 if side else t0
         self.stamp_us = self._stamps[tail]
-        st[_TAIL] = nxt
+        nxt = tail + 1
+        if nxt == (side + 1) * self._n:
+            nxt = side * self._n
+        st[_TAIL + side] = nxt
         return side
 
     def drain(self, callback):
         """Call `callback(side, stamp_us)` for every queued press, oldest first; returns how
-        many. Unlike `pop` it does not re-arm first (a press's own wakeup hands the engine
-        its press sooner: the loop calls `update()` after its LEDs). Allocates nothing if
-        the callback does not."""
+        many. Allocates nothing if the callback does not."""
         n = 0
         while True:
             side = self._next()
@@ -189,15 +166,23 @@ class Levers:
 
     def pending(self):
         """Number of queued presses (a few array reads: cheap enough for every wakeup)."""
-        d = self._st[_HEAD] - self._st[_TAIL]
-        return d + self._n if d < 0 else d
+        st = self._st
+        d = st[_HEAD] - st[_TAIL]
+        if d < 0:
+            d += self._n
+        e = st[_HEAD + 1] - st[_TAIL + 1]
+        if e < 0:
+            e += self._n
+        return d + e
 
     def clear(self):
         """Discard queued presses (e.g. when a menu opens)."""
-        self._st[_TAIL] = self._st[_HEAD]
+        st = self._st
+        st[_TAIL] = st[_HEAD]
+        st[_TAIL + 1] = st[_HEAD + 1]
 
     def dropped(self):
-        """Presses lost because the ring was full, since start-up."""
+        """Presses lost because a ring was full, since start-up."""
         return self._st[_DROPPED]
 
     def pressed(self, side):

@@ -36,7 +36,7 @@ timeout of whole ms from a ms reading would be 1-2 ms late).
 
 A lever press sets the LEDs as soon as it is drained, before anything else it causes
 (buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
-still: the lever's IRQ lights them for the lever that `mover` names (pio_levers.py), set at
+still: the lever's IRQ lights them for the lever that `mover` names (levers.py), set at
 the end of each wakeup; the drain then sets them from the game.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
@@ -95,7 +95,6 @@ class App:
         self.wakeups = 0  # wakeups since boot (make bench counts them)
         self._wake_us = time.ticks_us()  # raw ticks_us the loop sleeps until
         self._next_render = 0  # when the shown text next changes (ms), -1 = not by itself
-        self._lever_due = -1  # when a lever can be re-armed (ms), -1 = only after an edge
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
@@ -176,21 +175,21 @@ class App:
     def wake(self):
         """One wakeup: do what is due now, then set `_wake_us` to the next due instant.
         The steps, in this order; a step that is not due costs one test:
-        1. the clock reading and which sources rang (a rebase when nothing holds an instant);
-        2. the levers: the presses into the engine, the LEDs, the press's own render;
-        3. a released lever re-armed;
-        4. the flag deadline: the engine ticked up to the reading before the drain;
-        5. the buttons: polled, their events to the UI, its requests acted on;
-        6. the buzzer's next step;
-        7. the USB port (a host that takes the board over ends the loop after this wakeup);
-        8. the battery, while the game is ready;
-        9. the render of what changed (a press queued since step 2: the wakeup starts over);
-        10. the live feed's lines for what changed (usbguard.py, feed.py), before the file
-            writes, so no line waits behind a flash write;
-        11. the save of a game a flag froze, once the flag is on the displays;
-        12. the journal's record of the running game, when due (appjournal.py);
-        13. the sleep until the next due instant, from a fresh reading.
-        A new job gets a method of its own and one line at its step. Allocates nothing
+        1. reading: the clock and which sources rang (a rebase when nothing holds an instant);
+        2. levers: the presses into the engine, the LEDs, the press's own render;
+        3. deadline: the engine ticked up to the reading before the drain (a flag, a period);
+        4. buttons: polled, their events to the UI, its requests acted on;
+        5. sounds: the buzzer's next step;
+        6. USB: the port (a host that takes the board over ends the loop after this wakeup);
+        7. battery: its level, while the game is ready;
+        8. render: what changed (a press queued since the levers step: the wakeup starts over);
+        9. feed: the live feed's lines for what changed (usbguard.py, feed.py), before the
+           file writes, so no line waits behind a flash write;
+        10. flag's save: a game a flag froze, once the flag is on the displays;
+        11. journal: the record of the running game, when due (appjournal.py);
+        12. sleep: until the next due instant, from a fresh reading.
+        The steps are named here and by these names elsewhere. A new job gets a method of
+        its own and one line at its step. Allocates nothing
         unless a button event or a file write asks for it."""
         b = self.board
         g = self.ui.game
@@ -223,10 +222,7 @@ class App:
                 now = at
                 pressed = True
                 self.journal.press = True
-        # 3. Re-arming.
-        if rang & 1 or 0 <= self._lever_due <= now:
-            self._rearm_levers()
-        # 4. The deadline (rounded up: the exact instant may be in the ms before): the one
+        # 3. The deadline (rounded up: the exact instant may be in the ms before): the one
         # the last wakeup left while no edge rang and the engine had no event since (a
         # timed wakeup: nothing has touched the engine), else asked again.
         if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
@@ -236,28 +232,29 @@ class App:
         dirty = False
         if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
             dirty = self._tick(drained, drained_us)
-        # 5. The buttons.
+        # 4. The buttons.
         if rang & 2 or 0 <= self._button_due <= now:
             if self._buttons(now):
                 dirty = True
-        # 6. Sounds.
+        # 5. Sounds.
         buzzer = b.buzzer
         if buzzer.next_due(now) == 0:
             buzzer.update(now)
-        # 7. USB.
+        # 6. USB.
         usb = self.usb
         if usb is not None and usb.due(now, g.state):
             was = self.heap.unlock()
             if usb.service(now, g.state):
                 self.handed_over = True  # the loop ends after this wakeup
             self.heap.relock(was)
-        # 8. The battery (VSYS, every BATTERY_MS), while the game is ready: its level and
+        # 7. The battery (VSYS, every BATTERY_MS), while the game is ready: its level and
         # warning (Ui.set_battery, battery.py).
         if g.state == E.READY and self._battery_due <= now:
             self._battery_due = now + BATTERY_MS
             if self.ui.set_battery(b.battery_mv()):
                 dirty = True
-        # 9. The render (a press rendered in step 2: again only if a later step changed it).
+        # 8. The render (a press rendered by the levers step: again only if a later step
+        # changed it).
         if dirty or (not pressed and 0 <= self._next_render <= now):
             self._next_render = self.view.render(now)
         if dirty:
@@ -268,28 +265,28 @@ class App:
             # there, so next_change's 1 ms per ms look from `now` may miss the first change;
             # look again from the next ms (engine.py's contract).
             self._next_render = now + 1
-        # A press queued since step 2 (the render gave way to it): it goes first, in a
-        # wakeup that starts over at once, which also does the steps below. (Nested: the
+        # A press queued since the levers step (the render gave way to it): it goes first,
+        # in a wakeup that starts over at once, which also does the steps below. (Nested: the
         # levers' debounce keeps presses 20 ms apart per lever, so it goes no deeper.)
         view = self.view
         if view.rung[0] != view.seen and levers.pending():
             return self.wake()
-        # Steps 10-13 run unlocked (HeapLock says why): the lock covers what the displays,
-        # the LEDs and the flag wait for.
+        # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
+        # the displays, the LEDs and the flag wait for.
         self.heap.unlock()
-        # 10. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+        # 9. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
-        # 11. The flag's save.
+        # 10. The flag's save.
         if self._save_flag:
             self._save_flagged(now)
-        # The lever whose press is a move now: its IRQ lights the LEDs (pio_levers.py).
+        # The lever whose press is a move now: its IRQ lights the LEDs (levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
-        # 12. The journal (a flash write: after the LEDs, the frames and the mover are out).
+        # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
         if self.journal.press or 0 <= self.journal.due <= now:
             self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-        # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # 12. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
         nxt = self._next_due(now, deadline)
@@ -304,7 +301,7 @@ class App:
 
     # ------------------------------------------------------ the steps of a wakeup
     def _drain_levers(self, now):
-        """Step 2: the lever stamps into the engine in timestamp order, the LEDs at once,
+        """The levers step: the lever stamps into the engine in timestamp order, the LEDs at once,
         then the press's own render. Returns the `now` the rest of the wakeup works with,
         or -1 when the levers were touched in a menu (dropped: such a touch must not start a
         game later)."""
@@ -316,7 +313,7 @@ class App:
         levers.drain(self._on_lever)
         view = self.view
         view.seen = self.board.bell.rung[0]  # every press rung so far is drained
-        view.leds = -1  # the levers' IRQ may have lit them (pio_levers.py)
+        view.leds = -1  # the levers' IRQ may have lit them (levers.py)
         g = ui.game
         if g.state == E.RUNNING:
             # The LEDs first: after a press they are the quickest sign, before anything else
@@ -335,22 +332,8 @@ class App:
         self._next_render = view.render(now)
         return now
 
-    def _rearm_levers(self):
-        """Step 3: a released lever re-armed once quiet long enough (levers.py)."""
-        levers = self.board.levers
-        wait_us = levers.update()
-        if wait_us >= 0:
-            # The first whole ms at or after the exact re-arm instant (counted from the
-            # driver's own reading: this wakeup may have rendered since `now`), so the
-            # wakeup for it re-arms at once instead of waking again a ms later.
-            mono = self.mono
-            due = mono.ms_at(time.ticks_add(levers.checked_us, wait_us))
-            self._lever_due = due + 1 if mono.at_us else due
-        else:
-            self._lever_due = -1
-
     def _deadline(self, g):
-        """Game.deadline(), kept with the engine's last event (step 4)."""
+        """Game.deadline(), kept with the engine's last event (the deadline step)."""
         d = g.deadline()
         self._dl = d
         self._dl_ms = g.last_event
@@ -358,16 +341,16 @@ class App:
         return d
 
     def _tick(self, drained, drained_us):
-        """Step 4: the engine ticked to the reading before the drain (a flag or a period's
-        end falls at its exact us). True when that was an event (its sound is started)."""
-        ev = self.ui.game.tick_due(drained, drained_us)  # step 4 found the deadline due
+        """The deadline step: the engine ticked to the reading before the drain (a flag or a
+        period's end falls at its exact us). True when that was an event (its sound is started)."""
+        ev = self.ui.game.tick_due(drained, drained_us)  # the deadline step found it due
         if ev:
             self._events(ev)
             return True
         return False
 
     def _buttons(self, now):
-        """Step 5: poll the buttons, their events to the UI; True when there were any."""
+        """The buttons step: poll the buttons, their events to the UI; True when there were any."""
         buttons = self.board.buttons
         buttons.poll(now)
         any_event = False
@@ -386,14 +369,14 @@ class App:
         return any_event
 
     def _save_flagged(self, now):
-        """Step 10: a flash write (tens of ms on the chip, interrupts off) once the flag is
-        shown; then wake again at once: `now` is old, the save may have shown a message."""
+        """The flag's save step: a flash write (tens of ms on the chip, interrupts off) once the
+        flag is shown; then wake again at once: `now` is old, the save may have shown a message."""
         self._save_flag = False
         self.files.save_game(now)
         self._next_render = 0
 
     def _next_due(self, now, deadline):
-        """Step 13: the earliest due instant (monotonic ms) after a wakeup at `now`; the
+        """The sleep step: the earliest due instant (monotonic ms) after a wakeup at `now`; the
         loop sleeps until then (see the module doc)."""
         nxt = now + FEED_MS
         d = self._next_render
@@ -401,9 +384,6 @@ class App:
             nxt = d
         if 0 <= deadline < nxt:
             nxt = deadline
-        d = self._lever_due
-        if 0 <= d < nxt:
-            nxt = d
         d = self._button_due
         if 0 <= d < nxt:
             nxt = d
@@ -457,8 +437,6 @@ class App:
         self.mono.rebase()
         self._next_render = 0
         self._battery_due = 0
-        if self._lever_due >= 0:
-            self._lever_due = 0
         self._button_due = -1
         if self.usb is not None:
             self.usb.rebase()
@@ -572,20 +550,20 @@ class HeapLock:
     """The heap lock of a running clock's wakeups: the shell's unit that holds it, lets it go
     around the steps that may allocate, and turns it off after a MemoryError under it.
 
-    Held from the wakeup's start through its render (steps 1-9); the rest runs unlocked.
+    Held from the wakeup's start through its render step (App.wake names the steps); the
+    rest runs unlocked.
     Why: a running clock's wakeup on the game screen allocates nothing, and a locked heap
     (`micropython.heap_lock`) puts every call's frame on the C stack, where MicroPython otherwise
     takes a frame of more than 11 words from the GC heap by a first-fit search whose length
     grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
     of 2.2, a press's render up to 3 ms more late in a game). The steps before the render that
     may allocate (a button's event, the USB port's service) run unlocked (`unlock` /
-    `relock`); the wakeup unlocks for good after its render (the flag's save, the journal's
-    record, the feed and the sleep's arithmetic: held through them too, a Bullet game on
-    MicroPython 1.28 met a MemoryError in them, in two of the chip's runs, at an instant that
-    moved with the heap's layout; 1.27 never did; the allocation was not found). A
-    MemoryError under the lock (an allocation nobody proved absent) is the wakeup's error
-    like any other (the shell logs it), and the lock stays off until the next power-up:
-    slower, never wrong; the chip tests fail on any such error (errors.log).
+    `relock`); the wakeup unlocks for good after its render: the feed, the flag's save, the
+    journal's record and the sleep's arithmetic are not proven allocation-free on every
+    MicroPython release the chip tests run (docs/performance.md). A MemoryError under the
+    lock (an allocation nobody proved absent) is the wakeup's error like any other (the
+    shell logs it), and the lock stays off until the next power-up: slower, never wrong;
+    the chip tests fail on any such error (errors.log).
 
     Allocation-free: no method allocates.
     """

@@ -15,7 +15,7 @@ one comes, and when the next press's record could take it, a tidy brings records
 a quiet wakeup (TIDY_AFTER_MS after the press at the soonest, TIDY_ROOM_MS before the next
 display change and the flag deadline, one every TIDY_EVERY_MS at most), ordinary periodic
 records as of the instant the engine was ticked to, until one compacts. The PIO lever
-stamps (pio_levers.py) keep a press's instant exact while a write holds the core.
+stamps (levers.py) keep a press's instant exact while a write holds the core.
 """
 
 import archive

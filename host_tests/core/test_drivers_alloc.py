@@ -1,5 +1,5 @@
 """The drivers' steady-state paths allocate nothing: the lever IRQ handlers (hard-IRQ
-rule), levers pop/drain/update (the GPIO driver and the PIO one's), TM1637 show, buttons
+rule), levers pop/drain/pending, TM1637 show, buttons
 update/pop/next_due, buzzer play/update/next_due, the doorbell's ring/take/wait.
 
 Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
@@ -7,14 +7,11 @@ only exercise the same calls. Pins and the PWM are minimal stand-ins defined her
 may not import the fake `machine`)."""
 
 import sys
-import time
 import unittest
 
 from buttons import PLUS, SET, Buttons
 from buzzer import CONFIRM, Buzzer
-from levers import Levers
-from pio_levers import Levers as PioLevers
-from pio_levers import stamp
+from levers import Levers, stamp
 from tm1637 import TM1637
 
 MICROPYTHON = sys.implementation.name == "micropython"
@@ -92,7 +89,7 @@ def noop(side, stamp):
 
 
 class FakeLeverMachine:
-    """A lever's PIO machine as pio_levers uses it (irq, put, rx_fifo, get): `press(word)`
+    """A lever's PIO machine as levers.py uses it (irq, put, rx_fifo, get): `press(word)`
     is a word in its RX FIFO (4 deep: a fifth is dropped, as `push noblock` does) and its
     flag's hard IRQ."""
 
@@ -125,42 +122,12 @@ def origin():
 
 class TestNoAllocation(unittest.TestCase):
     def test_lever_irq_and_drain(self):
-        left = FakePin()
-        right = FakePin()
-        lv = Levers(left, right, 8)
-        lv.debounce_us = 0  # re-arm at once, so every call below is a real press
-        handler = left.handler
-        left.level = 0
-        handler(left)  # warm up
-        left.level = 1
-        lv.drain(noop)
-        heap_lock()
-        try:
-            for _ in range(20):  # more than the ring holds: the overflow path too
-                left.level = 0
-                handler(left)
-                right.level = 0
-                right.handler(right)
-                left.level = 1
-                handler(left)  # the release edge
-                right.level = 1
-                lv.update()
-            n = lv.drain(noop)
-            side = lv.pop()
-            lv.pressed(0)
-        finally:
-            heap_unlock()
-        self.assertEqual(n, 8)
-        self.assertEqual(side, -1)
-        self.assertTrue(lv.dropped() > 0)
-
-    def test_pio_lever_irq_and_drain(self):
         sms = (FakeLeverMachine(), FakeLeverMachine())
         sms[0].rx = [0] * 4  # the 4 words the FIFO holds: preallocated list cells
         sms[1].rx = [0] * 4
         sms[0].rx.clear()
         sms[1].rx.clear()
-        lv = PioLevers(sms, (FakePin(), FakePin()), origin, 8)
+        lv = Levers(sms, (FakePin(), FakePin()), origin, 8)
         sms[0].press(5)  # warm up
         lv.drain(noop)
         heap_lock()
@@ -168,7 +135,6 @@ class TestNoAllocation(unittest.TestCase):
             for k in range(20):  # more than a ring holds: the overflow path too
                 sms[0].press(0x3FFFFFFF - 2 * k)
                 sms[1].press(0x3FFFFFFF - 2 * k - 1)
-                lv.update()
             n = lv.pending()
             m = lv.drain(noop)
             side = lv.pop()
@@ -180,11 +146,11 @@ class TestNoAllocation(unittest.TestCase):
         self.assertEqual(sms[0].tx, [9_999])  # the quiet word: 20 ms
         self.assertEqual(stamp(1000, 0x3FFFFFFF), 1002)  # the count wraps with ticks_us
 
-    def test_pio_levers_give_presses_in_timestamp_order(self):
+    def test_levers_give_presses_in_timestamp_order(self):
         """Each lever's ring is in order; across the two the earlier stamp comes first,
         whichever handler ran first; an exact tie gives side 0 first."""
         sms = (FakeLeverMachine(), FakeLeverMachine())
-        lv = PioLevers(sms, (FakePin(), FakePin()), origin, 8)
+        lv = Levers(sms, (FakePin(), FakePin()), origin, 8)
         got = []
         for words in ((100, 60), (40, 50), (30, 30)):  # word w: stamp 1001 - w
             sms[0].rx.append(words[0])  # both FIFOs filled while interrupts were off,
@@ -276,16 +242,6 @@ class TestNoAllocation(unittest.TestCase):
             heap_unlock()
         self.assertTrue(taken)
         self.assertFalse(again)
-
-    def test_lever_stamp_is_a_ticks_value(self):
-        left = FakePin()
-        lv = Levers(left, FakePin())
-        before = time.ticks_us()
-        left.level = 0
-        left.handler(left)
-        side = lv.pop()
-        self.assertEqual(side, 0)
-        self.assertTrue(0 <= time.ticks_diff(lv.stamp_us, before) < 1_000_000)
 
 
 if __name__ == "__main__":

@@ -94,21 +94,16 @@ class LoopRecorder:
         clear = levers.clear
 
         def recorded_clear():
+            # levers.py: a ring per lever, heads at st[0 + side], tails at st[2 + side]
             st = levers._st
-            if hasattr(levers, "_sides"):  # levers.py: one ring, each slot with its side
-                i = st[1]
-                while i != st[0]:
-                    self.cleared.append((levers._sides[i], levers._stamps[i]))
-                    i = (i + 1) % levers._n
-            else:  # pio_levers.py: a ring per lever, heads at st[0 + side], tails at st[2 + side]
-                n = levers._n
-                for side in (0, 1):
-                    i = st[2 + side]
-                    while i != st[side]:
-                        self.cleared.append((side, levers._stamps[i]))
-                        i += 1
-                        if i == (side + 1) * n:
-                            i = side * n
+            n = levers._n
+            for side in (0, 1):
+                i = st[2 + side]
+                while i != st[side]:
+                    self.cleared.append((side, levers._stamps[i]))
+                    i += 1
+                    if i == (side + 1) * n:
+                        i = side * n
             clear()
 
         levers.clear = recorded_clear
