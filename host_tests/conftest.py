@@ -1,4 +1,5 @@
-"""Puts the firmware and the MicroPython look-alikes on sys.path for every host test, and
+"""Puts the firmware, the tools and the MicroPython look-alikes on sys.path for every host
+test (the one place that sets the paths: simboard.install_paths), and
 chooses how hypothesis draws its examples.
 
 Hypothesis profiles (environment variable HYPOTHESIS_PROFILE):
@@ -31,14 +32,14 @@ hypothesis_settings.load_profile(PROFILE)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import firmware_build  # noqa: E402
+import simboard  # noqa: E402
 
-_PATHS = [*firmware_build.firmware_dirs(ROOT), ROOT / "host_tests/harness/mp"]
-for p in map(str, [*_PATHS, ROOT / "host_tests/core", ROOT / "host_tests"]):
+simboard.install_paths()  # the firmware's folders and the fakes (tools/simboard/)
+for p in map(str, [ROOT / "tools/chip", ROOT / "host_tests/core", ROOT / "host_tests"]):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from harness import vtime  # noqa: E402
+from simboard import vtime  # noqa: E402
 
 vtime.install()
 

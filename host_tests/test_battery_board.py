@@ -10,7 +10,7 @@ import machine
 import settings as settings_mod
 from test_firmware_e2e import BATTERY_ADC, game, let_right_flag, long_set, shown_over, tap
 
-from harness.firmware import SimulatedClock
+from simboard.firmware import SimulatedClock
 
 LOW = {"bAt "}  # what the left display blinks with the times
 

@@ -4,13 +4,11 @@ Runs the MicroPython half with very few iterations and checks that its output pa
 the hot paths allocate nothing (allocation is deterministic; timings are never asserted)."""
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import bench  # noqa: E402
 

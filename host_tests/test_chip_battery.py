@@ -5,7 +5,6 @@ back above it (new cells, USB power) ends the warning at the next reading, 30 s 
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (see test_chip_e2e.py)."""
 
-import sys
 from pathlib import Path
 
 import battery
@@ -13,7 +12,6 @@ import pytest
 import settings
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -12,7 +12,6 @@ test_the_rates_match_the_chip (on the chip: chip_env) checks the rates against t
 itself, within bounds a shift of the heap's layout does not cross.
 """
 
-import sys
 from pathlib import Path
 
 import engine as E
@@ -20,11 +19,11 @@ import machine
 import pytest
 import segments
 
-from harness import costs, tm1637_decode
-from harness.firmware import LED_PINS, LEVER, SimulatedClock
+from harness import costs
+from simboard import tm1637_decode
+from simboard.firmware import LED_PINS, LEVER, SimulatedClock
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -13,13 +13,11 @@ board up to that instant).
 """
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402
@@ -179,7 +177,7 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     starts, in us (mp_wfe_or_timeout), not on the ticks_ms grid. So a poll nothing
     interrupts sleeps its whole timeout from whatever phase of a ms it starts at, except when
     a ms boundary passes during its first look at the doorbell (elapsed is then 1): that one
-    ends up to 1 ms early. The host's fake select (harness/mp_select.py) and make bench's
+    ends up to 1 ms early. The host's fake select (simboard/mp_select.py) and make bench's
     loop model sleep the same way, and doorbell.wait_until, which the loop sleeps with,
     relies on it. The emulator is deterministic: these 12 phases give the same 12 sleeps
     each run."""
@@ -206,7 +204,7 @@ def test_a_poll_cut_short_leaves_its_timer_to_wake_the_next_sleep(clock):
     the first poll began (its 5 ms less the part counted on the ms grid: a first look that
     straddles a ms boundary has used one already), then the second poll's own end, its
     rest counted on the ms grid from that look (at least 9 ms after its start;
-    harness/mp_select.py does the same)."""
+    simboard/mp_select.py does the same)."""
     out = clock.repl_json(
         "import json, time\n"
         "bell = clock.board.bell\n"

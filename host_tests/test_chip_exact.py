@@ -17,11 +17,9 @@ chip.py); skipped otherwise.
 
 import json
 import random
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -10,7 +10,6 @@ import http.server
 import io
 import json
 import random
-import sys
 import threading
 from pathlib import Path
 
@@ -19,7 +18,6 @@ import pytest
 from harness import placeholder_uf2
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

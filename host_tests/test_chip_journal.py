@@ -6,13 +6,11 @@ otherwise. The emulator is deterministic: every run of a commit is the same."""
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -16,13 +16,11 @@ emulator counts cycles: each run is the same, so the bounds are exact, not stati
 """
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -12,7 +12,6 @@ Skipped, as the other chip tests, without MICROPYTHON_UF2.
 """
 
 import io
-import sys
 import threading
 from pathlib import Path
 
@@ -20,8 +19,6 @@ import chess.pgn
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
-sys.path.insert(0, str(ROOT / "tools"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

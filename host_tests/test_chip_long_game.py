@@ -13,13 +13,11 @@ how far each move's stamps lie from the emulator's edges (within 1 µs when it l
 import json
 import os
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -9,11 +9,9 @@ ready screen, which it never does in a game); then PLAY swaps and the left lever
 White's clock on the right. Exact: the emulator counts cycles, every run is the same.
 """
 
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "chip"))
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from levers import Levers
 from tm1637 import TM1637
 
-from harness import tm1637_decode
+from simboard import tm1637_decode
 
 CLK, DIO = 16, 17
 LEFT_PIN, RIGHT_PIN = 2, 3
@@ -752,7 +752,7 @@ class TestLevers:
         st.integers(0, 1),
     )
     def test_every_press_once_at_its_first_edge(self, presses, side):
-        from harness import vtime
+        from simboard import vtime
 
         vt = vtime.install(vtime.VirtualTime())
         machine.host_reset()
@@ -1067,7 +1067,7 @@ class TestTimefmtProperties:
 
 
 class TestFakePIO:
-    """harness/mp/rp2.py against the RP2040 datasheet (instruction words, timing) and the
+    """simboard/mp/rp2.py against the RP2040 datasheet (instruction words, timing) and the
     chip (the square wave of test_chip_e2e.py::test_pio_runs_in_lock_step_with_the_core)."""
 
     def test_instruction_words_are_the_datasheets(self, board):
@@ -1151,12 +1151,12 @@ def array_of(values):
 
 
 class TestFakeSelect:
-    """harness/mp_select.py against what MicroPython's poll does (doorbell.py relies on it)."""
+    """simboard/mp_select.py against what MicroPython's poll does (doorbell.py relies on it)."""
 
     def make_bell(self):
         import sys
 
-        from harness import firmware
+        from simboard import firmware
 
         sys.modules.pop("doorbell", None)  # a fresh import binds the fake select
         firmware._import_with_fake_select("doorbell")
@@ -1250,7 +1250,7 @@ class TestFakeSelect:
         import alarm_pio
         import rp2
 
-        from harness import firmware
+        from simboard import firmware
 
         sys.modules.pop("doorbell", None)
         firmware._import_with_fake_select("doorbell")
@@ -1333,7 +1333,7 @@ class TestFakeSelect:
         assert board.us == start
 
     def test_no_timeout_and_nothing_scheduled_is_a_deadlock(self, board):
-        from harness import mp_select
+        from simboard import mp_select
 
         bell = self.make_bell()
         with pytest.raises(mp_select.Deadlock):

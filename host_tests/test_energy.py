@@ -14,7 +14,6 @@ import segments
 import settings
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import energy  # noqa: E402
 

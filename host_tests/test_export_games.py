@@ -6,7 +6,6 @@ import io
 import json
 import re
 import struct
-import sys
 from pathlib import Path
 
 import chess.pgn
@@ -15,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_games as ex  # noqa: E402
 import flash  # noqa: E402

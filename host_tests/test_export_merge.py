@@ -1,5 +1,5 @@
 """`make export MOVES=FILE.pgn` end to end: games played on the real firmware through the
-simulated board's pins (harness/firmware.py, with test_firmware_e2e.py's timing helpers),
+simulated board's pins (simboard/firmware.py, with test_firmware_e2e.py's timing helpers),
 the clock's own records taken from its flash folder, merged with the scoresheets written
 for these tests (host_tests/data/scoresheets/), and the output read back with python-chess.
 
@@ -14,7 +14,6 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import chess.pgn
@@ -22,7 +21,6 @@ import pytest
 from test_firmware_e2e import PRESS_MS, choose_preset, long_set, power_on, tap
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_games as ex  # noqa: E402
 

@@ -5,7 +5,6 @@ scoresheet, pairing games with records, the ClockUpTo forms, and a property of t
 over random legal games."""
 
 import io
-import sys
 from pathlib import Path
 
 import chess
@@ -15,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import pgn_headers  # noqa: E402
 import pgn_merge  # noqa: E402

@@ -1,5 +1,5 @@
 """The live feed on the simulated board: the real firmware, a host on its USB serial port
-(harness/usb_cdc.py: MicroPython 1.27's CDC paths, a TX FIFO of 256 bytes, DTR), and the
+(simboard/usb_cdc.py: MicroPython 1.27's CDC paths, a TX FIFO of 256 bytes, DTR), and the
 host's reader (tools/live_feed.py) rebuilding the game from the lines.
 
 What a broadcast relies on: every event of a game reaches the host, the moves with the
@@ -11,7 +11,6 @@ soon after; a flood from the host during a feed changes nothing in the game or t
 """
 
 import json
-import sys
 from pathlib import Path
 
 import feed as feed_mod
@@ -21,10 +20,9 @@ import pytest
 from test_firmware_e2e import choose_preset, countdown, game, tap, think
 from test_usb_guard import boot, connect, running_side_follows_the_time
 
-from harness import usb_cdc
+from simboard import usb_cdc
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import live  # noqa: E402
 import live_feed  # noqa: E402

@@ -1,6 +1,6 @@
 """The whole firmware, started from main.py, driven only through pins, TM1637 traffic decoded.
 
-Every test runs the real firmware on the simulated board (harness/firmware.py) in virtual
+Every test runs the real firmware on the simulated board (simboard/firmware.py) in virtual
 time, starting 3 s before the ticks_us wrap. Assertions go to what a player or arbiter can
 see (the two displays, the LEDs) and to the files in the flash folder; the live engine
 (`clock.app.ui.game`) is read only for what no display shows to the millisecond.
@@ -17,7 +17,7 @@ import random
 import machine
 import pytest
 
-from harness.firmware import LEVER, SimulatedClock
+from simboard.firmware import LEVER, SimulatedClock
 
 PRESS_MS = 140  # what clock.press() takes in virtual time: 80 ms held, 60 ms after
 SETTLE_MS = 100  # a button acts 30-40 ms after release, the displays follow within 50 ms

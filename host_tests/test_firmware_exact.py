@@ -16,8 +16,8 @@ import machine
 from test_engine_exact import V2_GAME_JSON
 from test_firmware_e2e import BATTERY_ADC
 
-from harness.firmware import LEVER, SimulatedClock
 from harness.loop_check import LoopRecorder
+from simboard.firmware import LEVER, SimulatedClock
 
 US = 1000
 HOLD_US = 80_000  # how long a lever is held down

@@ -1,5 +1,5 @@
 """Time odds end to end: the real firmware on the simulated board, driven only
-through its pins (harness/firmware.py), the displays decoded from the TM1637 traffic.
+through its pins (simboard/firmware.py), the displays decoded from the TM1637 traffic.
 
 The arbiter picks the Armageddon preset by its label in the manual's preset table, sees
 5:00 and 4:00 on the two displays, swaps them (the board was set up the other way round),
@@ -12,7 +12,6 @@ control. Deterministic: fixed move times, virtual time.
 import csv
 import io
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from test_firmware_e2e import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_games  # noqa: E402
 

@@ -1,5 +1,5 @@
 """The set-up check under draw odds end to end: the real firmware on the simulated board,
-driven only through its pins (harness/firmware.py), the displays decoded from the TM1637
+driven only through its pins (simboard/firmware.py), the displays decoded from the TM1637
 traffic, the buzzer read from its PWM.
 
 Both Armageddon presets set up right and wrong, swapped and not; a custom control with draw

@@ -22,7 +22,7 @@ import machine
 import pytest
 import settings
 
-from harness.firmware import SimulatedClock
+from simboard.firmware import SimulatedClock
 
 FIRMWARE = str(Path(__file__).resolve().parent.parent / "firmware")
 MOVES = 300  # per side

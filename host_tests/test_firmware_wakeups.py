@@ -2,7 +2,7 @@
 each display change is written at or after the exact instant its text becomes true and
 within 5 ms of it; levers, flags and long presses are served within the same bound.
 
-The real firmware runs on the simulated board (harness/firmware.py). Time is virtual: the
+The real firmware runs on the simulated board (simboard/firmware.py). Time is virtual: the
 firmware's own code takes no time here except the TM1637's bit delays (sleep_us), so these
 tests check the loop's scheduling (when it wakes and writes), not the chip's speed; `make
 bench` turns the measured work into chip figures (tools/bench.py). The reference for "what
@@ -28,8 +28,8 @@ from test_firmware_e2e import (
     tap,
 )
 
-from harness import tm1637_decode
-from harness.firmware import LED_PINS
+from simboard import tm1637_decode
+from simboard.firmware import LED_PINS
 
 LAG_US = 5_000  # a change is written within 5 ms of its exact instant
 RAPID_15_10 = 3

@@ -18,7 +18,7 @@ import test_ui_odds
 import timecontrol
 import ui
 
-from harness.firmware import SimulatedClock
+from simboard.firmware import SimulatedClock
 
 FIRMWARE_MODULES = ("engine", "timecontrol", "ui", "ui_custom", "ui_draft", "app", "settings")
 

@@ -156,7 +156,7 @@ def test_no_folder_the_firmware_makes_hides_a_module():
     import gamelog
     import journal_files
 
-    from harness.firmware import FIRMWARE
+    from simboard.firmware import FIRMWARE
 
     modules = {p.stem for p in FIRMWARE.rglob("*.py")}
     for folder in (gamelog.GAMES_DIR, journal_files.DIR):

@@ -15,8 +15,8 @@ import pytest
 from test_journal_cuts import JPlay, Offered, as_paused
 from test_power_cuts import boot, fixed_ident, flash_with, sweep  # noqa: F401 (the fixture)
 
-from harness import vtime
 from harness.fakefs import FS_MODELS, MetadataPair, fs_sizes, new_fs
+from simboard import vtime
 
 FOLDER = "/journal.d"
 REARM_MS = 100

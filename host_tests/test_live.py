@@ -13,7 +13,6 @@ the HTTP server answers on 127.0.0.1 only.
 import datetime
 import io
 import json
-import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -28,7 +27,6 @@ from test_firmware_e2e import game, tap
 from test_usb_guard import boot, connect
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import live  # noqa: E402
 import live_feed  # noqa: E402

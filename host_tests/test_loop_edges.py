@@ -12,9 +12,9 @@ import machine
 import pytest
 from test_firmware_e2e import BATTERY_ADC, countdown, game, power_cycle, tap
 
-from harness import tm1637_decode, vtime
-from harness.firmware import BUTTON, LEVER, SimulatedClock
 from harness.loop_check import LoopRecorder
+from simboard import tm1637_decode, vtime
+from simboard.firmware import BUTTON, LEVER, SimulatedClock
 
 FIDE = 0
 BULLET_1_0 = 8

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from test_firmware_e2e import BATTERY_ADC
 
-from harness import vtime
-from harness.firmware import BUTTON, LEVER, SimulatedClock
 from harness.loop_check import LoopRecorder
+from simboard import vtime
+from simboard.firmware import BUTTON, LEVER, SimulatedClock
 
 CONTROLS = (
     {"preset": 10},  # US Chess G/60;d5: 1h00 held by the delay, then 59:59 and the beat

@@ -34,7 +34,7 @@ import ui_arbiter
 import ui_settings
 
 from harness.fakefs import FS_MODELS, PowerLoss, cut_points, new_fs
-from harness.firmware import SimulatedClock, import_board
+from simboard.firmware import SimulatedClock, import_board
 
 board_mod = import_board()
 

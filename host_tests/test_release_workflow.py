@@ -16,7 +16,6 @@ import pytest
 from harness import placeholder_uf2
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import ci_release  # noqa: E402
 import firmware_build  # noqa: E402

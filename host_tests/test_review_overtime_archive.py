@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import re
-import sys
 from pathlib import Path
 
 import app as app_mod
@@ -38,7 +37,6 @@ from test_power_cuts import (
 from harness.fakefs import FS_MODELS, PowerLoss, new_fs
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_games  # noqa: E402
 

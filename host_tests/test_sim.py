@@ -141,7 +141,7 @@ def _screen(tmux, target):
 
 def _displays(lines):
     """Text and colon of both big displays on a captured screen, or None if not drawn."""
-    from harness import tm1637_decode
+    from simboard import tm1637_decode
 
     titles = [i for i, line in enumerate(lines) if "LEFT" in line and "RIGHT" in line]
     if not titles or titles[0] + 8 >= len(lines):

@@ -3,7 +3,6 @@
 
 import random
 import struct
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ from hypothesis import strategies as st
 from harness.rp2040_bootrom import Bootrom
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import uf2  # noqa: E402
 

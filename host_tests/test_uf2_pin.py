@@ -21,7 +21,6 @@ import pytest
 from harness import placeholder_uf2
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import download  # noqa: E402
 import micropython_uf2  # noqa: E402

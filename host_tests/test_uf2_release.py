@@ -18,7 +18,6 @@ from harness import placeholder_uf2
 from harness.rp2040_bootrom import Bootrom
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import download  # noqa: E402
 import firmware_build  # noqa: E402

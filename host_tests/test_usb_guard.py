@@ -1,5 +1,5 @@
 """A game is immune to the USB port. The real firmware on the simulated board,
-with a host on its USB serial port (harness/usb_cdc.py: MicroPython 1.27's CDC receive and
+with a host on its USB serial port (simboard/usb_cdc.py: MicroPython 1.27's CDC receive and
 send paths; the fake micropython raises a Ctrl-C's KeyboardInterrupt at the next line of
 firmware unless kbd_intr(-1) is in force, as the VM does).
 
@@ -32,8 +32,8 @@ from test_firmware_e2e import (
 )
 from test_firmware_e2e import choose_preset as choose
 
-from harness import usb_cdc
-from harness.firmware import SimulatedClock
+from simboard import usb_cdc
+from simboard.firmware import SimulatedClock
 
 CTRL_C = b"\x03"
 MPREMOTE = (b"\r\x03", b"\r\x01")  # mpremote's enter_raw_repl: two writes, no pause

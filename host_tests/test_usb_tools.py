@@ -4,12 +4,11 @@ anything (tools/clock_link.py, called from flash.resolve_port), and read mpremot
 failure when a game starts after the probe.
 
 The serial links are fakes: a scripted one, and one wired to the real firmware on the
-simulated board (harness/usb_cdc.py), so the tool's reading of the status lines is tested
+simulated board (simboard/usb_cdc.py), so the tool's reading of the status lines is tested
 against the lines the firmware writes. mpremote is a fake runner as in test_flash.py.
 """
 
 import io
-import sys
 from pathlib import Path
 
 import machine
@@ -18,10 +17,9 @@ import usbguard
 from test_firmware_e2e import BATTERY_ADC, BULLET_1_0, tap
 from test_firmware_e2e import choose_preset as choose
 
-from harness.firmware import SimulatedClock
+from simboard.firmware import SimulatedClock
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 import backup  # noqa: E402
 import clock_link  # noqa: E402

@@ -30,11 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import firmware_build  # noqa: E402
+import simboard  # noqa: E402
 
-for _p in (*firmware_build.firmware_dirs(ROOT), ROOT / "host_tests" / "harness" / "mp"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+simboard.install_paths()
 
 # ---------------------------------------------------------------------------- the Pico
 # Current into a Pico at 125 MHz, at VBUS 5 V: 19 mA with the core asleep in WFE (the rp2

@@ -1,7 +1,7 @@
 """`make sim`: the real firmware (firmware/main.py, unmodified) on a simulated board, in a
 terminal.
 
-Owns the terminal front end of host_tests/harness/firmware.py's SimulatedClock: it runs the
+Owns the terminal front end of tools/simboard/firmware.py's SimulatedClock: it runs the
 firmware in real time (virtual time follows the wall clock times --speed), draws both TM1637
 displays as big seven-segment digits from the segment bytes the chip models hold (so the
 screen shows exactly what the chips would light, colon included), the side LEDs and the
@@ -46,20 +46,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import firmware_build  # noqa: E402
+import simboard  # noqa: E402
 
-for _p in [
-    *firmware_build.firmware_dirs(ROOT),
-    ROOT / "host_tests/harness/mp",
-    ROOT / "host_tests",
-]:
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+simboard.install_paths()
 
-import machine  # noqa: E402  (the fake one, from host_tests/harness/mp)
+import machine  # noqa: E402  (the fake one, from tools/simboard/mp)
 
-from harness import tm1637_decode, vtime  # noqa: E402
-from harness.firmware import SimulatedClock  # noqa: E402
+from simboard import tm1637_decode, vtime  # noqa: E402
+from simboard.firmware import SimulatedClock  # noqa: E402
 
 DEFAULT_FLASH = ROOT / "build" / "sim-flash"
 TAP_MS = 80

@@ -1,2 +1,4 @@
-"""The CPython harness: MicroPython look-alikes (machine, micropython, time.ticks_*),
-virtual time and decoders, shared by the host tests and the terminal simulator."""
+"""Test helpers of the host suite: the fake flash with power cuts (`fakefs`), the loop's
+invariant checks (`loop_check`), the chip's cost model (`costs`), the MicroPython runner of
+the core tests, the placeholder UF2 and boot ROM. The simulated board itself is
+tools/simboard/."""

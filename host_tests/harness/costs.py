@@ -18,7 +18,7 @@ checks them whenever a chip is available). CPython lines are not MicroPython byt
 the model is coarse per small piece (see that test's tolerance) but right in sum: a render
 wakeup, a press, the flag take the chip's time within a fraction of a millisecond.
 
-The displays' frames go out on the fake rp2's PIO state machines (harness/mp/rp2.py), which
+The displays' frames go out on the fake rp2's PIO state machines (simboard/mp/rp2.py), which
 run on in virtual time while the CPU works or sleeps, as on the chip: the rates cover only
 the CPU's work.
 """
@@ -114,7 +114,7 @@ def percall_on_host(model, flash_dir):
     import io
     import json
 
-    from harness.firmware import SimulatedClock
+    from simboard.firmware import SimulatedClock
 
     clock = SimulatedClock(flash_dir, costs=model)
     machine.set_adc_volts(3, 4.2 / 3)  # ADC3 = VSYS / 3: fresh batteries

@@ -32,9 +32,9 @@ import machine
 import segments
 from levers import Levers
 
-from harness import tm1637_decode
-from harness.firmware import LED_PINS, LEVER
-from harness.vtime import TICKS_MAX
+from simboard import tm1637_decode
+from simboard.firmware import LED_PINS, LEVER
+from simboard.vtime import TICKS_MAX
 
 LAG_US = 5_000
 ARMED_US = 25_000  # quiet time that surely re-armed a lever (20 ms + the loop's 1-2 ms grid)

@@ -34,23 +34,17 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import firmware_build  # noqa: E402
+import simboard  # noqa: E402
 
-for _p in (
-    ROOT / "host_tests",
-    ROOT / "host_tests/harness/mp",
-    *firmware_build.firmware_dirs(ROOT),
-):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+simboard.install_paths()
 
 import micropython_pin  # noqa: E402
 import micropython_uf2  # noqa: E402
 import release  # noqa: E402
 import runner  # noqa: E402
 
-from harness import tm1637_decode  # noqa: E402
-from harness.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
+from simboard import tm1637_decode  # noqa: E402
+from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
 
 UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 # A run that ends this much (ms) after the asked instant ended inside a flash stall.

@@ -1,9 +1,9 @@
 """CPython stand-in for MicroPython's `machine` module as the rp2 port (RP2040) behaves.
 
 The firmware sees the MicroPython API: Pin, Timer, PWM, ADC, WDT, disable_irq/enable_irq,
-reset, reset_cause, unique_id, freq, idle, lightsleep (PIO state machines: harness/mp/rp2.py,
+reset, reset_cause, unique_id, freq, idle, lightsleep (PIO state machines: simboard/mp/rp2.py,
 on these pins). Time is the virtual clock of
-host_tests/harness/vtime.py (`vtime.current`, looked up on every call, so a clock installed
+tools/simboard/vtime.py (`vtime.current`, looked up on every call, so a clock installed
 later by a test is used).
 
 Behaviour copied from the rp2 port (facts, not code):
@@ -65,10 +65,10 @@ from collections import deque
 import micropython
 
 try:
-    from harness import vtime
-except ImportError:  # run without host_tests on sys.path (e.g. from tools/)
+    from simboard import vtime
+except ImportError:  # run without tools/ on sys.path
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-    from harness import vtime
+    from simboard import vtime
 
 TRACE_LIMIT = 200_000  # level changes kept per pin
 _NUM_GPIO = 30

@@ -3,14 +3,14 @@
 Keyboard interrupt, as MicroPython 1.27 does it (py/scheduler.c, shared/runtime/pyexec.c,
 shared/tinyusb/mp_usbd_cdc.c): pyexec sets the interrupt character to 3 (Ctrl-C) before it
 runs main.py; `kbd_intr(c)` changes it, -1 turns it off. The USB serial port's receive
-path (harness/usb_cdc.py) compares every byte with it: a match empties stdin's ring buffer
+path (simboard/usb_cdc.py) compares every byte with it: a match empties stdin's ring buffer
 and calls `sched_keyboard_interrupt()`, which leaves a KeyboardInterrupt pending. It is
 raised at the next check of the VM, i.e. at the next line of Python that runs on the chip
 (a frame whose code is in one of CHIP_CODE's folders: the firmware; harness code stands for
 MicroPython's C and never sees it), or by `handle_pending()`, which the fake `select` and
 the fake stdin call where MicroPython's waits call mp_handle_pending. That is how the
 report's KeyboardInterrupt came out of the doorbell's ioctl: the first Python the poll ran.
-The chip runs only inside `with chip():` (harness/firmware.py wraps the firmware's run in
+The chip runs only inside `with chip():` (simboard/firmware.py wraps the firmware's run in
 it): a test that reads firmware objects between runs is the host looking, not the chip
 running, so the exception waits for the next run.
 

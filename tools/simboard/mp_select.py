@@ -27,13 +27,13 @@ iterates over (obj, revents) of the objects found ready, as modselect.c's poll_i
 does; `modify(obj, 0)` leaves an object registered but asks it for nothing.
 
 The harness installs this module as `select` only while it imports firmware/drivers/doorbell.py
-(harness/firmware.py); CPython's own `select` stays in place for everything else.
+(simboard/firmware.py); CPython's own `select` stays in place for everything else.
 """
 
 import machine
 import micropython
 
-from harness import vtime
+from simboard import vtime
 
 POLLIN = 1
 POLLOUT = 4

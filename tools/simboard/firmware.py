@@ -5,12 +5,12 @@ default), puts live TM1637 models on the display pins, and runs main.py with its
 filesystem in a host folder. With `costs` (harness/costs.py) the firmware's own Python work
 takes virtual time at the chip's rates; without, it takes none (the displays' frames go out
 on the fake rp2's PIO in virtual time either way). The main loop's sleep (`select.poll` on
-the doorbell, faked by harness/mp_select.py) advances virtual time to the next host event
+the doorbell, faked by simboard/mp_select.py) advances virtual time to the next host event
 or the poll's timeout, so the loop runs exactly as on the board, only as fast as the host
 can go. Control comes back to the caller through host events that stop the run.
 
 USB: `clock.usb` is the board's USB serial port with a host at the other end
-(harness/usb_cdc.py; fresh and unplugged at each power-on): board.py is handed its `sys`.
+(simboard/usb_cdc.py; fresh and unplugged at each power-on): board.py is handed its `sys`.
 When the app hands the board to a USB host its loop returns, or a KeyboardInterrupt ends
 main.py (kept in `exit_exception`, as pyexec prints it); `at_repl` is then True and
 `run_ms` only lets virtual time pass (the REPL waits for the host; the watchdog runs on).
@@ -30,16 +30,14 @@ import sys
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+import firmware_build
 import machine
 import micropython
 
-from harness import mp_select, tm1637_decode, usb_cdc, vtime
+from simboard import mp_select, tm1637_decode, usb_cdc, vtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-if str(ROOT / "tools") not in sys.path:
-    sys.path.append(str(ROOT / "tools"))
-import firmware_build  # noqa: E402
 
 FIRMWARE_DIRS = firmware_build.firmware_dirs(ROOT)
 
@@ -58,7 +56,7 @@ class PowerOff(Exception):
 
 
 def _import_with_fake_select(name):
-    """Import firmware module `name` with harness/mp_select.py as its `select` (CPython's
+    """Import firmware module `name` with simboard/mp_select.py as its `select` (CPython's
     select.poll cannot wait on a MicroPython stream object); CPython's module stays for
     everything else."""
     real = sys.modules.get("select")
