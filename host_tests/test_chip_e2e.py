@@ -30,8 +30,8 @@ _UF2, _BOOTROM = chip_env.require()
 BLITZ_5_3 = 5
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
-BOOT_MS = 1_500  # the power-up shows the ready screen 1.03 s after it (MicroPython 1.27)
-RESUME_BOOT_MS = 3_000  # a power-up that finds a saved game (and looks at the journal)
+BOOT_MS = chip.BOOT_MS
+RESUME_BOOT_MS = chip.RESUME_BOOT_MS
 LED_LEFT, LED_RIGHT = chip.LED_PINS
 
 

@@ -27,7 +27,7 @@ import chip_env  # noqa: E402
 _UF2, _BOOTROM = chip_env.require()
 
 BULLET_1_0 = 8
-BOOT_MS = 1_000
+BOOT_MS = chip.BOOT_MS
 US = 1000
 TICKS = 1 << 30
 

@@ -21,8 +21,8 @@ MS = chip.MS
 US = 1000
 TICKS = 1 << 30  # ticks_us wraps here on the rp2 port
 BULLET_1_0 = 8
-BOOT_MS = 1_000
-RESUME_BOOT_MS = 3_000  # a power-up that reads the journal back
+BOOT_MS = chip.BOOT_MS
+RESUME_BOOT_MS = chip.RESUME_BOOT_MS
 
 
 @pytest.mark.parametrize("seed", [7, 31])

@@ -27,7 +27,7 @@ import chip_env  # noqa: E402
 
 _UF2, _BOOTROM = chip_env.require()
 MS = chip.MS
-BOOT_MS = 1_500  # the power-up shows the ready screen 1.03 s after it (MicroPython 1.27)
+BOOT_MS = chip.BOOT_MS
 BLITZ_3_2 = 6
 LED_PINS = chip.LED_PINS
 # Bounce after the first closing edge: gaps in ms between further edges (open, close, ...),

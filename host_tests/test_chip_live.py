@@ -29,7 +29,7 @@ MS = chip.MS
 _UF2, _BOOTROM = chip_env.require()
 
 BULLET_1_0 = 8
-BOOT_MS = 1_000
+BOOT_MS = chip.BOOT_MS
 SIDES = ("left", "right")
 
 

@@ -32,8 +32,8 @@ US = 1000
 S = 1_000_000  # us
 TICKS = 1 << 30  # ticks_us wraps here on the rp2 port
 CLASSIC_40_120 = 13  # presets.py: 120 min for 40 moves, 60 min for 20, then 30 min
-BOOT_MS = 1_000
-RESUME_BOOT_MS = 3_000
+BOOT_MS = chip.BOOT_MS
+RESUME_BOOT_MS = chip.RESUME_BOOT_MS
 HALF_MOVES = 90
 CUT_AFTER_MS = 25_400  # the cut, this long after the last press: two periodic records in
 

@@ -23,7 +23,7 @@ MS = chip.MS
 _UF2, _BOOTROM = chip_env.require()
 
 A54 = 19
-BOOT_MS = 1_000
+BOOT_MS = chip.BOOT_MS
 DISPLAY_GOAL_MS = 3  # README's goal: a display change within 3 ms of its instant
 ERROR_TONE_HZ = 400  # buzzer.ERROR: 400 Hz for 250 ms
 LED_LEFT, LED_RIGHT = chip.LED_PINS

@@ -22,7 +22,7 @@ _UF2, _BOOTROM = chip_env.require()
 
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
-BOOT_MS = 1_000
+BOOT_MS = chip.BOOT_MS
 LED_LEFT, LED_RIGHT = chip.LED_PINS
 # What a host sends when it connects: mpremote (Ctrl-C twice, then raw REPL and a command),
 # a serial monitor's stray bytes, a paste, then a flood of every byte value with Ctrl-Cs.

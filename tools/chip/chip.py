@@ -49,6 +49,11 @@ from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E40
 UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 # A run that ends this much (ms) after the asked instant ended inside a flash stall.
 STALL_MS = 0.01
+# When a chip test may start pressing after a power-up, ms: the ready screen shows about 1.03 s
+# after it on MicroPython 1.27 (each module file more in the flash's root adds tens of ms),
+# and one that finds a game to resume (it reads the journal) within 3 s.
+BOOT_MS = 1_500
+RESUME_BOOT_MS = 3_000
 BOOTROM_ENV = "RP2040_BOOTROM"
 BOOTROM_NAMES = ("bootrom.bin", "bootrom.ts")
 # sha256 of the RP2040 B1 boot ROM's 16384 bytes (version byte 2 at 0x13)
