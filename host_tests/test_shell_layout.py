@@ -6,6 +6,8 @@
   owns its data, and `App.wake` stays the numbered list of what a wakeup does.
 - No firmware module but main.py imports app.py: the shell's units, the drivers and the pure
   core are handed what they need, never reach up into the loop.
+- Saving games and the journal stand without the UI: they import no ui module (the reason
+  codes are reasons.py's, the control a settings dict names is presets.control_of).
 """
 
 import ast
@@ -55,6 +57,14 @@ def test_no_firmware_module_but_main_imports_the_loop():
         if p.name not in ("main.py", "app.py") and "app" in imported(p.read_text())
     )
     assert importers == []
+
+
+def test_saving_and_the_journal_import_no_ui():
+    savers = ("archive", "appjournal", "journal", "journal_files", "journal_tidy", "gamelog")
+    savers += ("settings", "storage")
+    for name in savers:
+        names = imported((FIRMWARE / (name + ".py")).read_text())
+        assert not [n for n in names if n == "ui" or n.startswith("ui_")], name
 
 
 def test_the_import_check_sees_both_forms():
