@@ -6,6 +6,8 @@
   owns its data, and `App.wake` stays the numbered list of what a wakeup does.
 - No firmware module but main.py imports app.py: the shell's units, the drivers and the pure
   core are handed what they need, never reach up into the loop.
+- The board (board.py) builds hardware only: the pins, the state machines, the USB port's
+  guard; the live feed is the app's, attached to the guard (usbguard.py imports no feed).
 - Saving games and the journal stand without the UI: they import no ui module (the reason
   codes are reasons.py's, the control a settings dict names is presets.control_of).
 """
@@ -65,6 +67,12 @@ def test_saving_and_the_journal_import_no_ui():
     for name in savers:
         names = imported((FIRMWARE / (name + ".py")).read_text())
         assert not [n for n in names if n == "ui" or n.startswith("ui_")], name
+
+
+def test_the_board_and_the_usb_guard_build_no_feed():
+    for name in ("board", "usbguard"):
+        assert "feed" not in imported((FIRMWARE / (name + ".py")).read_text()), name
+    assert "feed" in imported((FIRMWARE / "app.py").read_text())
 
 
 def test_the_import_check_sees_both_forms():

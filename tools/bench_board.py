@@ -234,7 +234,7 @@ class BenchBoard:
         self.buzzer = buzzer_mod.Buzzer(self.pwm)
         self.leds = 0
         self.host = HostPort()
-        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # + feed
+        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # App: + feed
 
     def frames(self):
         """TM1637 frames written so far, both displays."""
