@@ -5,7 +5,8 @@ reasons.py it uses (`_PLAY = const(0)`), and so does archive.py of the reason co
 MicroPython inlines a const only inside its own module, and an imported name costs RAM in
 every module's globals and a lookup at each use. This test is what keeps the copies honest:
 every `_NAME = const(v)` whose NAME is a ui.py or reasons.py code has that module's value,
-and ui.py's button codes are buttons.py's."""
+and ui.py's button codes are buttons.py's. The live feed's own copies (feed.py of
+feed_lines.py's) are checked here too."""
 
 import re
 from pathlib import Path
@@ -73,3 +74,16 @@ def test_screens_are_indexed_by_their_codes():
     assert len(u.screens) == len(names)
     for code, cls in names.items():
         assert type(u.screens[CODES[code]]).__name__ == cls, code
+
+
+def test_the_feeds_copies_are_feed_lines_values():
+    """feed.py keeps const copies of feed_lines.py's for its state line's rewrite."""
+    import feed
+    import feed_lines
+
+    assert (feed._BODY, feed._C0, feed._SEQ_SPAN) == (
+        feed_lines._BODY,
+        feed_lines._C0,
+        feed_lines.SEQ_SPAN,
+    )
+    assert feed_lines._BODY == 2 + len(feed_lines.PREFIX)
