@@ -227,12 +227,8 @@ class Feed:
             if self._result_owed:
                 return
         # All sent. Until a change in `g`: nothing after a result; while a clock runs, the
-        # periodic state line, or before it the running side's deadline less 3 ms (its
-        # flag or period end is at least remaining() - 1 ms away, remaining() rounding up
-        # by less than a ms; app.py ticks it at a wakeup at most 1 ms before; without a
-        # deadline, upcount or a fallen flag, this only looks sooner); every wakeup while
-        # paused or flagged (the arbiter's keys change the engine without a press or a
-        # tick).
+        # periodic state line, or before it the running side's deadline less 3 ms; every
+        # wakeup while paused or flagged (docs/live.md, "Inside the feed", has why).
         if state == _FINISHED:
             self._until = _NEVER
         elif state == _RUNNING:
