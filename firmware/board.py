@@ -11,7 +11,8 @@ pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a 
 serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
 (usbguard.py), whose stdin the bell listens to once the loop starts, with the mark that
 tells it whether anything else has written to the port since the chip's reset (UsbMark:
-a watchdog scratch register). The displays' wires
+a watchdog scratch register); what goes out on it is the app's (the live feed, which the
+app builds and attaches to `usb`). The displays' wires
 are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
 (tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
 sleep (doorbell.py).

@@ -6,11 +6,16 @@
   owns its data, and `App.wake` stays the numbered list of what a wakeup does.
 - No firmware module but main.py imports app.py: the shell's units, the drivers and the pure
   core are handed what they need, never reach up into the loop.
+- The board (board.py) builds hardware only: the pins, the state machines, the USB port's
+  guard; the live feed is the app's, attached to the guard (usbguard.py imports no feed).
+- Saving games and the journal stand without the UI: they import no ui module (the reason
+  codes are reasons.py's, the control a settings dict names is presets.control_of).
 """
 
 import ast
 from pathlib import Path
 
+import firmware_build
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +62,53 @@ def test_no_firmware_module_but_main_imports_the_loop():
         if p.name not in ("main.py", "app.py") and "app" in imported(p.read_text())
     )
     assert importers == []
+
+
+def source(name):
+    """The text of firmware module `name`, in whichever layer's folder it lives."""
+    return firmware_build.firmware_sources(FIRMWARE)[name + ".py"].read_text()
+
+
+def layer_of(name):
+    """The layer of firmware module `name`: "top" (main, board) or a folder of LAYERS."""
+    folder = firmware_build.firmware_sources(FIRMWARE)[name + ".py"].parent.name
+    return "top" if folder == "firmware" else folder
+
+
+# What each layer may import of the firmware: the pure core only itself; the screens the core;
+# the drivers the core; the shell all three; main.py and board.py everything.
+MAY_IMPORT = {
+    "core": {"core"},
+    "ui": {"core", "ui"},
+    "drivers": {"core", "drivers"},
+    "shell": {"core", "ui", "drivers", "shell"},
+    "top": {"core", "ui", "drivers", "shell", "top"},
+}
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    modules = {n[:-3] for n in firmware_build.firmware_sources(FIRMWARE)}
+    wrong = []
+    for name in sorted(modules):
+        layer = layer_of(name)
+        for other in sorted(imported(source(name)) & modules):
+            if layer_of(other) not in MAY_IMPORT[layer]:
+                wrong.append("%s (%s) imports %s (%s)" % (name, layer, other, layer_of(other)))
+    assert wrong == []
+
+
+def test_saving_and_the_journal_import_no_ui():
+    savers = ("archive", "appjournal", "journal", "journal_files", "journal_tidy", "gamelog")
+    savers += ("settings", "storage")
+    for name in savers:
+        names = imported(source(name))
+        assert not [n for n in names if n == "ui" or n.startswith("ui_")], name
+
+
+def test_the_board_and_the_usb_guard_build_no_feed():
+    for name in ("board", "usbguard"):
+        assert "feed" not in imported(source(name)), name
+    assert "feed" in imported(source("app"))
 
 
 def test_the_import_check_sees_both_forms():

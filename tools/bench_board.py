@@ -279,7 +279,7 @@ class BenchBoard:
         self.buzzer = buzzer_mod.Buzzer(self.pwm)
         self.leds = 0
         self.host = HostPort()
-        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # + feed
+        self.usb = UsbGuard(self.host, self.host, self.bell, _kbd_intr, FreshMark())  # App: + feed
 
     def _start(self):
         """Both lever machines started in step: the count's origin, as lever_pio's start."""

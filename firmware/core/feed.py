@@ -1,68 +1,44 @@
 """The live feed: a game's events as text lines for a host on the USB serial port.
 
-Owns the line format (version 1, docs/live.md has the table) and what has been sent of
-the game in progress. From the first lever press until the result is recorded, each
-wakeup `step()` writes what is new in the engine since the last one, in this order: the
-game's start (its controls), the moves the move log holds that were not sent whole, the
-arbiter's pauses, resumes and corrections, period changes, fallen flags, then the state
-(both times, who is on move), and the result. While a game is in progress the state line
-also comes every PERIOD_MS at the first wakeup after it (no wakeup of its own: the loop
-wakes at least every 4 s, and each second while a clock shows seconds), and the start
-line again every HEADER_EVERY state lines, so a host that connects mid-game has the whole
-state within a few seconds.
+Owns what the lines say and when they are made: the kinds and their fields, what has been
+sent of the game in progress, and the state line's schedule. The format, its table and the
+reasons behind this module's choices are in docs/live.md ("The feed", "Inside the feed");
+the bytes of a line (prefix, sequence number, digits, pad, the write) are feed_lines.py's.
 
-Each line is `#CLK1 <seq> <kind> <fields...> *` and CR LF: `#CLK1` (no REPL output or
-status line starts so; the 1 is the format's version), a sequence number 0..99999 that
-counts every line made (a gap tells the host lines were dropped), a one-letter kind,
-integer fields separated by one space, and `*` as the last field: a line cut short by a
-full port lacks it, and the line after a cut one begins with CR LF, so a host drops the
-cut line and nothing else. Times are whole ms as the engine gives them (the move log's
-nearest-ms values, `remaining()` rounded up), sides are physical (0 left, 1 right).
-With `block` > 1 (the USB guard's BLOCK) every line, its CR LF (and the CR LF before it
-after a cut line) included, is a whole number of `block` bytes: a last field of zeros
-before the `*` pads it (2 to block + 1 bytes with its space; a reader ignores fields
-after the ones it knows, docs/live.md).
+What and when: from the first lever press until the result is recorded, each wakeup's
+`step(now, g[, port])` writes what is new in `g` (an engine.Game) since the last step, in
+this order: the start (G: the game and its controls), the moves the move log holds that
+were not sent whole (M), the arbiter's pauses, resumes and corrections (A), period changes
+(P), fallen flags (F), the state (T: both times, who is on move) and the result (E). While
+a game is in progress the state line also comes every PERIOD_MS, at the first wakeup after
+it (the loop wakes at least every 4 s), and the start line again with every HEADER_EVERY-th
+periodic state line. At most LINES_MAX lines a step.
 
-Nothing lost: a move line or the start or the result that does not go out whole is made
-again at the next wakeup (moves by their index in the log, which the ring keeps for 600
-half-moves), so a host that reads slowly gets every move late, not never; the other kinds
-go once and the next state line carries what they changed. Lines dropped or cut are
-counted (`dropped`).
+Format: `#CLK1 <seq> <kind> <fields...> *` and CR LF, integer fields one space apart (G's
+controls excepted); times are whole ms as the engine gives them (the move log's nearest-ms
+values, `remaining()` rounded up), sides physical (0 left, 1 right). With `block` > 1 (the
+USB guard's BLOCK) every line, CR LF included, is a whole number of `block` bytes: a pad of
+zeros is the last field before the `*`. A line after a cut one begins with CR LF.
 
-Cheap when nothing is new: the engine changes only at a press (a move, a state), at its
-deadline (a flag, a period: the app ticks it then) and, while no clock runs, at the
-arbiter's keys. So after a look that left nothing owed, `step` returns at once until
-`_until` (the periodic state line or, while a clock runs, a few ms before the running
-side's deadline; 0 while paused or flagged: look at every wakeup) unless the state, the
-move count or the game itself changed: four comparisons. A look in between that finds
-only time gone by (calm) makes the periodic state line and nothing else; and while every
-look since the last state line was calm, that line, kept in a buffer of its own, becomes
-the next by rewriting its sequence number and the times that changed.
+Delivery: a move, the start or the result that does not go out whole is made again at the
+next step (moves by their index in the log, which keeps LOG_CAPACITY half-moves); the other
+kinds go once and the next state line carries what they changed. Lines cut short or not
+written are counted (`dropped`). After a line of which the port took nothing, no line is
+made until `port.writable()`.
 
-Writing: `step(now, g[, port])` calls `port.send(buf, n)`, which writes the first n bytes of
-`buf` as far as they fit without waiting and returns how many went out (usbguard.py);
-after a line of which nothing went out, `port.writable()` says when to make lines again
-(a host that does not read costs a poll per wakeup, not a line built in vain).
-At most LINES_MAX lines per wakeup. Nothing allocates after the constructor: a line is
-built in a preallocated bytearray (the state lines in a second one), behind a CR LF and
-the prefix that stay in it, digits written by hand. Pure: no clock reading, the instant
-`now` (ms) is an argument. Not IRQ code.
+Cost and allocation: nothing allocates after the constructor. A step with nothing new
+returns after four comparisons; one in which only time has passed makes nothing but the
+periodic state line, the kept one rewritten in place. Pure: no clock reading (`now`, ms, is
+an argument); its only I/O is `port.send(buf, n)` (usbguard.py) and `port.writable()`. Not
+IRQ code.
 """
 
+from feed_lines import control, end, fields, head, init, put, send
 from micropython import const
 
-VERSION = const(1)
 PERIOD_MS = const(5_000)  # a state line at the first wakeup this long after the last
 HEADER_EVERY = const(8)  # the start line again with every 8th periodic state line
-LINES_MAX = const(8)  # lines written per wakeup at most
-LINE_MAX = const(256)  # bytes in the longest line (a start line with 4 periods a side)
-_T_MAX = const(160)  # bytes in the longest state line
-# the pad's digits (Feed._end copies them all; block + 1 at most are kept): block <= 64
-_ZEROS = b"00000000000000000000000000000000000000000000000000000000000000000"
-_ZN = const(65)  # len(_ZEROS)
-SEQ_SPAN = const(100_000)
-
-PREFIX = b"#CLK1 "
+LINES_MAX = const(8)  # lines written per step at most
 
 # Line kinds (the ASCII letter)
 K_START = const(71)  # G: the game and its controls
@@ -78,17 +54,11 @@ _RUNNING = const(1)
 _FINISHED = const(4)
 _LOG_CAPACITY = const(600)  # engine.LOG_CAPACITY
 _NEVER = const(0x3FFFFFFF)  # `_until` when only a change can make a line (the largest small int)
-_BODY = const(8)  # buf: CR LF, the prefix, then the line's sequence number
-# _fields: a value at or below _KIND is the kind letter _KIND - value (a field is far above:
-# no time or count reaches -12 days)
-_KIND = const(-0x3FFFFF00)
-_SPACE = const(32)
-_STAR = const(42)
-_MINUS = const(45)
-_C0 = const(48)
-_CR = const(13)
-_LF = const(10)
-
+# feed_lines.py's, copied for the kept state line's rewrite (inlined: no lookup there;
+# host_tests/test_ui_codes.py checks they agree)
+_BODY = const(8)  # where the sequence number's digits begin in the buffers
+_C0 = const(48)  # "0"
+_SEQ_SPAN = const(100_000)  # feed_lines.SEQ_SPAN
 
 # Feed._tc: the kept state line's end, whether it begins with CR LF, its delay_ms, left_ms
 # and right_ms with where their digits are and the bounds that keep them as many, its seq's
@@ -126,27 +96,11 @@ class Feed:
     def __init__(self, block=1, port=None):
         """`block`: every line's length (CR LF included) is made a multiple of it; `port`:
         where `step` writes when it is given none."""
-        self.block = block
-        self.port = port
-        buf = bytearray(2 + LINE_MAX + _ZN)
-        buf[0] = _CR
-        buf[1] = _LF
-        buf[2:_BODY] = PREFIX
-        self.buf = buf  # a line after a cut one is buf[0:n], else buf[2:n] (`_line`)
-        self._line = memoryview(buf)[2:]
-        tbuf = bytearray(buf[: 2 + _T_MAX + _ZN])  # the state lines': one kept
-        self._tbuf = tbuf
-        self._tline = memoryview(tbuf)[2:]
+        init(self, block, port)  # the line state: buffers, seq, counts (feed_lines.py)
         self._t_ok = False  # _tbuf's line needs only new times and seq (see _status)
         # what _status needs of that line (indexes _T*): one attribute, not sixteen (a
         # wakeup's every attribute lookup probes the instance's hash table)
         self._tc = [0] * 17
-        self._v = [0] * 16  # the fields of the line being made (`_fields`)
-        self.seq = 0  # the next line's sequence number
-        self.sent = 0  # lines written whole
-        self.dropped = 0  # lines cut short or not written (port full)
-        self._cut = False  # the last line went out cut: the next begins with CR LF
-        self._stuck = False  # the port took no byte of the last line
         self._g = None
         self._forget()
 
@@ -215,7 +169,7 @@ class Feed:
                 if self._periodic >= HEADER_EVERY:
                     self._periodic = 0
                     self._start_owed = True  # sent at the next wakeup
-                if not self._send(port, self._status(g, now), True):
+                if not send(self, port, self._status(g, now), True):
                     self._state_owed = True
                     return
                 if self._start_owed:
@@ -227,7 +181,7 @@ class Feed:
         self._t_ok = False  # the last state line's other fields may have changed
         budget = LINES_MAX
         if self._start_owed:
-            if not self._send(port, self._start(g)):
+            if not send(self, port, self._start(g)):
                 return
             self._start_owed = False
             budget -= 1
@@ -235,7 +189,7 @@ class Feed:
         if self._moves < kept:
             self._moves = kept  # older than the ring: gone
         while self._moves < g.log_count:
-            if budget == 0 or not self._send(port, self._move(g, self._moves)):
+            if budget == 0 or not send(self, port, self._move(g, self._moves)):
                 return
             self._moves += 1
             budget -= 1
@@ -263,22 +217,18 @@ class Feed:
                     self._periodic = 0
                     self._start_owed = True  # sent at the next wakeup
             self._state_at = now + PERIOD_MS
-            self._state_owed = not self._send(port, self._status(g, now), True)
+            self._state_owed = not send(self, port, self._status(g, now), True)
             if self._state_owed or self._start_owed:
                 return
         if self._result_owed:
             if budget == 0:
                 return
-            self._result_owed = not self._send(port, self._result(g))
+            self._result_owed = not send(self, port, self._result(g))
             if self._result_owed:
                 return
         # All sent. Until a change in `g`: nothing after a result; while a clock runs, the
-        # periodic state line, or before it the running side's deadline less 3 ms (its
-        # flag or period end is at least remaining() - 1 ms away, remaining() rounding up
-        # by less than a ms; app.py ticks it at a wakeup at most 1 ms before; without a
-        # deadline, upcount or a fallen flag, this only looks sooner); every wakeup while
-        # paused or flagged (the arbiter's keys change the engine without a press or a
-        # tick).
+        # periodic state line, or before it the running side's deadline less 3 ms; every
+        # wakeup while paused or flagged (docs/live.md, "Inside the feed", has why).
         if state == _FINISHED:
             self._until = _NEVER
         elif state == _RUNNING:
@@ -328,7 +278,7 @@ class Feed:
             v[3] = e[2]  # side, -1 none
             v[4] = e[3]  # value
             v[5] = e[0]  # the instant (ms)
-            self._send(port, self._fields(K_ARBITER, 4))
+            send(self, port, fields(self, K_ARBITER, 4))
         return budget
 
     def _periods(self, g, port, budget):
@@ -352,7 +302,7 @@ class Feed:
                 v[3] = p[s]
                 v[4] = o[s]
                 v[5] = g.remaining(s, g.last_event)
-                self._send(port, self._fields(K_PERIOD, 4))
+                send(self, port, fields(self, K_PERIOD, 4))
         return budget
 
     def _flagged(self, g, port, budget):
@@ -370,44 +320,21 @@ class Feed:
                 v[3] = g.first_flag
                 v[4] = g.flag_at[s]
                 v[5] = g.moves[s]
-                self._send(port, self._fields(K_FLAG, 4))
+                send(self, port, fields(self, K_FLAG, 4))
         return budget
 
     # ------------------------------------------------------------ lines
     def _start(self, g):
         """G white draw_odds mode control_left control_right ident."""
-        j = self._head(K_START)
-        j = self._int(j, g.white)
-        j = self._int(j, g.draw_odds)
-        j = self._int(j, g.mode)
+        j = head(self, K_START)
+        j = put(self, j, g.white)
+        j = put(self, j, g.draw_odds)
+        j = put(self, j, g.mode)
         controls = g.controls
-        j = self._control(j, controls[0])
-        j = self._control(j, controls[1])
-        j = self._int(j, g.ident)
-        return self._end(j)
-
-    def _control(self, j, c):
-        """periods as time_ms,moves,bonus,bonus_ms joined by '/', then +count,ms in
-        overtime modes (the overtime stage is not a period of its own then)."""
-        buf = self.buf
-        n = len(c.periods) - (1 if c.ot_count else 0)
-        for i in range(n):
-            if i:
-                buf[j - 1] = 47  # "/" instead of the space
-            p = c.periods[i]
-            j = self._int(j, p[0])
-            buf[j - 1] = 44  # ","
-            j = self._int(j, p[1])
-            buf[j - 1] = 44
-            j = self._int(j, p[2])
-            buf[j - 1] = 44
-            j = self._int(j, p[3])
-        if c.ot_count:
-            buf[j - 1] = 43  # "+"
-            j = self._int(j, c.ot_count)
-            buf[j - 1] = 44
-            j = self._int(j, c.ot_ms)
-        return j
+        j = control(self, j, controls[0])
+        j = control(self, j, controls[1])
+        j = put(self, j, g.ident)
+        return end(self, j)
 
     def _move(self, g, k):
         """M ply side move_no used_ms left_ms other_ms ot: the k-th half-move (from 0);
@@ -423,7 +350,7 @@ class Feed:
         v[6] = g.log_left[i]
         v[7] = g.remaining(1 - side, g.last_event) if k + 1 == g.log_count else -1
         v[8] = g.log_ot[i]
-        return self._fields(K_MOVE, 7)
+        return fields(self, K_MOVE, 7)
 
     def _status(self, g, now):
         """T state running left_ms right_ms delay_ms period0 period1 ot0 ot1 flags
@@ -462,7 +389,7 @@ class Feed:
                         buf[k] = _C0 + q % 10
                         q //= 10
                 c[_TQ] = self.seq
-                self.seq = (self.seq + 1) % SEQ_SPAN
+                self.seq = (self.seq + 1) % _SEQ_SPAN
                 if a != c[_TA]:
                     c[_TA] = a
                     k = c[_TA_END]
@@ -502,7 +429,7 @@ class Feed:
         v[14] = m[1]
         v[15] = g.log_count
         q = self.seq
-        n = self._fields(K_STATE, 14, self._tbuf)
+        n = fields(self, K_STATE, 14, self._tbuf)
         self._t_ok = state == _RUNNING and r >= 0
         if self._t_ok:  # where the digits are (state and running: one digit each)
             c = self._tc
@@ -539,119 +466,4 @@ class Feed:
         v[2] = g.result
         v[3] = g.reason
         v[4] = g.white
-        return self._fields(K_RESULT, 3)
-
-    # ------------------------------------------------------------ bytes
-    def _head(self, kind):
-        """Start a line (after the prefix): the sequence number, the kind; returns the
-        index after the kind's space."""
-        j = self._int(_BODY, self.seq)
-        self.seq = (self.seq + 1) % SEQ_SPAN
-        buf = self.buf
-        buf[j] = kind
-        buf[j + 1] = _SPACE
-        return j + 2
-
-    def _fields(self, kind, n, buf=None):
-        """A whole line of `kind` whose fields are _v[2..n+1] (ints), in `buf` (default:
-        buf); returns its end. The sequence number goes in _v[0], the kind in _v[1] (as
-        _KIND - kind: one loop)."""
-        v = self._v
-        v[0] = self.seq
-        v[1] = _KIND - kind
-        self.seq = (self.seq + 1) % SEQ_SPAN
-        if buf is None:
-            buf = self.buf
-        j = _BODY
-        for i in range(n + 2):
-            x = v[i]
-            if x < 0:
-                if x <= _KIND:
-                    buf[j] = _KIND - x
-                    buf[j + 1] = _SPACE
-                    j += 2
-                    continue
-                buf[j] = _MINUS
-                j += 1
-                x = -x
-            if x < 10:
-                buf[j] = _C0 + x
-                buf[j + 1] = _SPACE
-                j += 2
-            else:
-                if x < 100:
-                    e = j + 2
-                elif x < 10_000:
-                    e = j + 3 if x < 1_000 else j + 4
-                elif x < 1_000_000:
-                    e = j + 5 if x < 100_000 else j + 6
-                elif x < 100_000_000:
-                    e = j + 7 if x < 10_000_000 else j + 8
-                else:
-                    e = j + 9 if x < 1_000_000_000 else j + 10
-                buf[e] = _SPACE
-                k = e
-                while k > j:  # the digits from the last: one divmod each
-                    k -= 1
-                    buf[k] = _C0 + x % 10
-                    x //= 10
-                j = e + 1
-        return self._end(j, buf)
-
-    def _int(self, j, v):
-        """Write v in decimal at j, then a space; returns the index after the space."""
-        buf = self.buf
-        if v < 0:
-            buf[j] = _MINUS
-            j += 1
-            v = -v
-        e = j + 1  # after the last digit
-        d = 10
-        while v >= d:
-            d *= 10
-            e += 1
-        k = e
-        while k > j:  # the digits from the last: one divmod each
-            k -= 1
-            buf[k] = _C0 + v % 10
-            v //= 10
-        buf[e] = _SPACE
-        return e + 1
-
-    def _end(self, j, buf=None):
-        """The pad (zeros up to a whole number of blocks), `*`, CR LF, in `buf` (default:
-        buf): returns the end."""
-        if buf is None:
-            buf = self.buf
-        b = self.block
-        if b > 1:
-            p = -(j + 3 - (0 if self._cut else 2)) % b
-            if p:
-                if p == 1:
-                    p += b
-                buf[j : j + _ZN] = _ZEROS  # more zeros than wanted: the rest is
-                j += p - 1  # overwritten below or after the line's end
-                buf[j] = _SPACE
-                j += 1
-        buf[j] = _STAR
-        buf[j + 1] = _CR
-        buf[j + 2] = _LF
-        return j + 3
-
-    def _send(self, port, n, state=False):
-        """Write the line that ends at n in buf (`state`: in _tbuf), from its CR LF after a
-        cut line, else from its prefix; True when all went out."""
-        if self._cut:
-            w = port.send(self._tbuf if state else self.buf, n)
-        else:
-            n -= 2
-            w = port.send(self._tline if state else self._line, n)
-        self._stuck = w == 0
-        if w == n:
-            self.sent += 1
-            self._cut = False
-            return True
-        self.dropped += 1
-        if w:
-            self._cut = True
-        return False
+        return fields(self, K_RESULT, 3)

@@ -1,4 +1,6 @@
-"""The table of named time controls the arbiter can pick from: data, not code.
+"""The table of named time controls the arbiter can pick from, and the control a settings
+control dict names (`control_of`: a preset's row or a custom one, for the UI, the saved game
+and the journal alike).
 
 Each row: (name, code, mode, periods[, overtime]) with periods as `[time_s, moves, bonus,
 bonus_s]` and, in byo-yomi and Canadian modes, overtime as `(count, time_s)` (see
@@ -24,6 +26,7 @@ from timecontrol import (
     MODE_HOURGLASS,
     MODE_UPCOUNT,
     Odds,
+    TimeControlError,
     from_seconds,
 )
 
@@ -80,6 +83,30 @@ def control(index):
         return left
     right = from_seconds(row[2], row[5], row[0], row[6])
     return Odds(left, right, row[7], row[0])
+
+
+def control_of(c):
+    """The control of a settings control dict ({"preset": i} or {"custom": ...}, maybe with
+    "swap"): a TimeControl, or a timecontrol.Odds with time or draw odds; preset 0 when a
+    custom one does not build."""
+    if "custom" in c:
+        custom = c["custom"]
+        try:
+            mode = custom["mode"]
+            tc = from_seconds(mode, custom["periods"], "custom", custom.get("overtime"))
+            right = custom.get("right")
+            odds = custom.get("draw_odds", 0)
+            if right is not None or odds:
+                if right is not None:
+                    right = from_seconds(mode, right["periods"], "custom", right.get("overtime"))
+                tc = Odds(tc, right or tc, odds)
+        except (TimeControlError, KeyError, TypeError, AttributeError):
+            return control(0)
+    else:
+        tc = control(c["preset"])
+    if c.get("swap") and isinstance(tc, Odds):
+        tc = tc.swapped()
+    return tc
 
 
 def overtime(index):

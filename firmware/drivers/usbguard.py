@@ -58,13 +58,16 @@ so a Ctrl-C sent during a game never hands over later. Bytes the host's own buff
 back (flow control) arrive after that and count as sent then.
 
 The live feed (feed.py) goes out through `send` as well, written by `report(now, game)`
-once per wakeup: the same rule, so a feed line never waits either; a cut one is made
-again or repaired by the feed's next state line.
+once per wakeup (the feed is the shell's, handed over by `attach`): the same rule, so a
+feed line never waits either; a cut one is made again or repaired by the feed's next state
+line.
 
-Contract with the loop: `start()` when the loop starts; each wakeup, `due(now, phase)` and
-if True `service(now, phase)` (phase = the engine's game state), then `report(now, game)`
-(the live feed's lines for `game`, an engine.Game, at `now`: what is new since the last
-wakeup; the constructor binds it to the feed's own step, so a wakeup pays one call);
+Contract with the loop: `attach(feed)` once, before the loop starts (the shell builds the
+live feed, a feed.Feed of BLOCK and this guard as its port); `start()` when the loop starts;
+each wakeup, `due(now, phase)` and if True `service(now, phase)` (phase = the engine's game
+state), then `report(now, game)` (the live feed's lines for `game`, an engine.Game, at
+`now`: what is new since the last wakeup; `attach` binds it to the feed's own step, so a
+wakeup pays one call);
 `next_due()` joins the loop's sleep; `rebase()` when the loop's count restarts at 0;
 `service` returning True means "hand the board over": the loop ends and calls `stop()`.
 Nothing here allocates after the constructor (each poll's result tuple is made at its
@@ -73,7 +76,6 @@ first ipoll). Not IRQ code.
 
 import select
 
-from feed import Feed
 from micropython import const
 
 # The phases are the engine's game states, same numbers (engine.py READY..FINISHED; a test
@@ -144,8 +146,13 @@ class UsbGuard:
         self.bytes_in = 0  # bytes read and dropped since boot
         self.lines_out = 0  # status lines written whole
         self.lines_cut = 0  # status lines cut short: a host that has the port open, not reading
-        self.feed = Feed(BLOCK, self)  # the game's live lines (feed.py), written by report()
-        self.report = self.feed.step  # report(now, game): the feed's step itself, one call
+        self.feed = None  # the game's live lines (feed.py), written by report(): `attach`
+
+    def attach(self, feed):
+        """The live feed `feed` (a feed.Feed writing through this guard, in BLOCKs) is the
+        one `report` writes: report(now, game) is its step itself, one call a wakeup."""
+        self.feed = feed
+        self.report = feed.step
 
     def start(self):
         """The loop starts: Ctrl-C becomes an ordinary byte, and bytes wake the loop."""

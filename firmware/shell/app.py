@@ -44,15 +44,17 @@ their count: a fault that repeats does not wear the flash) and the loop goes on 
 wakeup polls and redraws everything); the watchdog resets a hung loop, and the game (as of
 its journal's last record, or saved at the last pause) is offered again at power-up.
 
-USB: the serial port is the board's `usb` (usbguard.py). From the loop's start Ctrl-C is an
-ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED) nothing a host sends
-changes anything, each burst gets a status line. At the ready screen and after a result, a
-Ctrl-C from the host hands the board over at a safe point, between two wakeups: the buzzer
-stops, the LEDs go off, the displays say `USb  StoP`, Ctrl-C is given back and the loop
-returns (main.py ends, the REPL starts, the host tools get in as before; the watchdog still
-runs, so a board nobody takes over resets itself and the clock comes back). A
-KeyboardInterrupt that gets in anyway (pending before the loop set kbd_intr(-1)) is
-ignored during a game and counted in `interrupts`; elsewhere it hands over the same way.
+USB: the serial port is the board's `usb` (usbguard.py), to which the app attaches the live
+feed it builds (feed.py: the game's lines for a host, written at step 10). From the loop's
+start Ctrl-C is an ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED)
+nothing a host sends changes anything, each burst gets a status line. At the ready screen
+and after a result, a Ctrl-C from the host hands the board over at a safe point, between
+two wakeups: the buzzer stops, the LEDs go off, the displays say `USb  StoP`, Ctrl-C is
+given back and the loop returns (main.py ends, the REPL starts, the host tools get in as
+before; the watchdog still runs, so a board nobody takes over resets itself and the clock
+comes back). A KeyboardInterrupt that gets in anyway (pending before the loop set
+kbd_intr(-1)) is ignored during a game and counted in `interrupts`; elsewhere it hands over
+the same way.
 
 Files: the game state and its record go through archive.py (exactly once across power cuts;
 its docstring has the protocol), called by appfiles.py, which also settles at power-up what a
@@ -70,8 +72,10 @@ import presets
 import segments
 import settings as settings_mod
 import ui as ui_mod
+from feed import Feed
 from micropython import const, heap_lock, heap_unlock
 from monoclock import REBASE_MS, MonoClock
+from usbguard import BLOCK
 
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
@@ -115,6 +119,8 @@ class App:
         self.view.apply(self.ui.settings)
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
         self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
+        if self.usb is not None:  # the live feed (feed.py), written through the port in blocks
+            self.usb.attach(Feed(BLOCK, self.usb))
         self.handed_over = False  # a USB host asked for the board: the loop has ended
         self.interrupts = 0  # KeyboardInterrupts ignored during a game
 

@@ -132,7 +132,7 @@ class Files:
         if saved is None:
             return True
         found = archive.settle(
-            self.root, E.Game(ui_mod.control_of(saved["control"])), saved, self.fs
+            self.root, E.Game(presets.control_of(saved["control"])), saved, self.fs
         )
         if found == archive.RESULT_UNSAVED:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)

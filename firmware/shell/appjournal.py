@@ -24,7 +24,6 @@ import gamelog
 import journal
 import journal_files
 import presets
-import ui as ui_mod
 from micropython import const
 
 # A record this often while a side thinks (riding on a display change's wakeup: the
@@ -187,7 +186,7 @@ class Journaling:
             self.store.clear()
             return saved
         if saved is not None and saved["id"] != ident:
-            scratch = E.Game(ui_mod.control_of(saved["control"]))
+            scratch = E.Game(presets.control_of(saved["control"]))
             archive.settle(self.root, scratch, saved, self.fs)
         self.offered = True
         return j

@@ -38,7 +38,6 @@ import os
 import engine as E
 import gamelog
 import settings as settings_mod
-import ui as ui_mod
 from micropython import const
 from timecontrol import DRAW_ODDS_WHITE
 
@@ -49,6 +48,9 @@ RESULT = const(2)  # a finished game, now recorded: restored into the engine to 
 RESULT_UNSAVED = const(3)  # as RESULT, but its record could not be written (tried again)
 
 _IDENT_MASK = const(0x3FFFFFFF)  # 30 bits: a small int on every port
+_REASON_FLAG = const(1)  # reasons.py's codes (Game.finish)
+_REASON_DEAD = const(2)
+_REASON_RESULT = const(3)
 
 
 def new_ident():
@@ -93,12 +95,12 @@ class _Moves:
 
 
 def _reason(code):
-    """The record's text for a finish() reason (ui.REASON_*, without E.BY_DRAW_ODDS)."""
-    if code == ui_mod.REASON_FLAG:
+    """The record's text for a finish() reason (reasons.py, without E.BY_DRAW_ODDS)."""
+    if code == _REASON_FLAG:
         return "flag"
-    if code == ui_mod.REASON_DEAD:
+    if code == _REASON_DEAD:
         return "dead position"
-    if code == ui_mod.REASON_RESULT:
+    if code == _REASON_RESULT:
         return "on the board"
     return "arbiter"
 

@@ -26,14 +26,14 @@ Levers only act on the game screen (the engine ignores them unless running or re
 
 The button, screen and request codes below are the shell's (app.py) and the tests'; each
 screen module keeps private const() copies of those it uses (host_tests/test_ui_codes.py
-checks they agree).
+checks they agree). The screens end games with reasons.py's codes and build controls with
+presets.control_of, which the saved game and the journal use too, without the UI.
 """
 
 import battery
 import engine as E
 import presets
 from micropython import const
-from timecontrol import Odds, TimeControlError, from_seconds
 from ui_arbiter import ArbiterMenu
 from ui_choose import PresetChooser
 from ui_custom import CustomEditor
@@ -72,41 +72,11 @@ REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its
 
 MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
 
-# Reasons passed to Game.finish(), read back by the shell's game log (archive.py); the
-# engine adds the bit E.BY_DRAW_ODDS when draw odds made a drawn game a win
-REASON_FLAG = const(1)  # the result follows a flag (material entry)
-REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
-REASON_RESULT = const(3)  # the arbiter entered the result of a game decided on the board
-
-
-def control_of(c):
-    """The control of a settings control dict ({"preset": i} or {"custom": ...}, maybe with
-    "swap"): a TimeControl, or a timecontrol.Odds with time or draw odds; preset 0 when a
-    custom one does not build."""
-    if "custom" in c:
-        custom = c["custom"]
-        try:
-            mode = custom["mode"]
-            control = from_seconds(mode, custom["periods"], "custom", custom.get("overtime"))
-            right = custom.get("right")
-            odds = custom.get("draw_odds", 0)
-            if right is not None or odds:
-                if right is not None:
-                    right = from_seconds(mode, right["periods"], "custom", right.get("overtime"))
-                control = Odds(control, right or control, odds)
-        except (TimeControlError, KeyError, TypeError, AttributeError):
-            return presets.control(0)
-    else:
-        control = presets.control(c["preset"])
-    if c.get("swap") and isinstance(control, Odds):
-        control = control.swapped()
-    return control
-
 
 class Ui:
     def __init__(self, settings, game=None):
         self.settings = settings
-        self.game = game if game is not None else E.Game(control_of(settings["control"]))
+        self.game = game if game is not None else E.Game(presets.control_of(settings["control"]))
         self.apply_options()
         self.text = (bytearray(b"    "), bytearray(b"    "))  # what each display shows
         self.colon = bytearray(2)
@@ -177,7 +147,7 @@ class Ui:
         """A new game of `control` (default: the settings' one), ready on the game screen."""
         self.apply_options()
         if control is None:
-            control = control_of(self.settings["control"])
+            control = presets.control_of(self.settings["control"])
         self.game.reset(control)
         self.open(S_GAME)
 

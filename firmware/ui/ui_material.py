@@ -20,7 +20,8 @@ import material
 from micropython import const
 from ui_base import Screen, copy
 
-# ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
+# ui.py's and reasons.py's codes, copied: const() inlines them here (test_ui_codes
+# checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)

@@ -1,7 +1,7 @@
-"""feed.py on CPython and real MicroPython: the lines it makes for a game's events, the
-exact-ms values of the move log in them, the retry of a move that did not go out whole,
-the CR LF after a cut line, and (MicroPython) that a press, a tick and the feed's step
-together allocate nothing (heap_lock makes any allocation raise MemoryError).
+"""feed.py and feed_lines.py on CPython and real MicroPython: the lines they make for a
+game's events, the exact-ms values of the move log in them, the retry of a move that did
+not go out whole, the CR LF after a cut line, and (MicroPython) that a press, a tick and
+the feed's step together allocate nothing (heap_lock makes any allocation raise MemoryError).
 
 The port is a stand-in with `send(buf, n)` as usbguard.UsbGuard has it: it takes as many
 bytes as it has `room` for and keeps them in a preallocated bytearray.
@@ -12,6 +12,7 @@ import unittest
 
 import engine as E
 import feed as F
+import feed_lines as FL
 from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
@@ -72,7 +73,7 @@ class FeedLines(unittest.TestCase):
     def test_integers_of_every_length_in_decimal(self):
         f = F.Feed()
         for v in (0, 7, 9, 10, 99, 100, 12_345, 99_999, 100_000, 5_400_000, 10**9, -1, -10):
-            e = f._int(3, v)
+            e = FL.put(f, 3, v)
             self.assertEqual(bytes(f.buf[3:e]), b"%d " % v)
 
     def test_nothing_before_the_first_press(self):
@@ -356,7 +357,7 @@ class StateLineKept(unittest.TestCase):
 
     def test_a_countdown_across_digit_counts_and_the_seq_wrap(self):
         control = from_seconds(MODE_COUNTDOWN, [[101, 0, BONUS_FISCHER, 0]])
-        self.check(control, seq=F.SEQ_SPAN - 12, cut_at=(30, 31, 200))
+        self.check(control, seq=FL.SEQ_SPAN - 12, cut_at=(30, 31, 200))
 
     def test_a_delay_and_an_hourglass(self):
         self.check(from_seconds(MODE_COUNTDOWN, [[100, 0, BONUS_DELAY, 7]]))

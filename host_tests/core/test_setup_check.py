@@ -14,6 +14,7 @@ import unittest
 
 import engine as E
 import presets
+import reasons
 import settings
 import ui
 from timecontrol import (
@@ -107,7 +108,9 @@ class Presets(unittest.TestCase):
             self.assertEqual(g.press(LEFT, T0 + 3_000), E.EV_REFUSED, index)
             self.assertEqual((g.state, g.refusals()), (E.READY, 2), index)
             # ... and a result cannot be entered on a game that has not started
-            self.assertEqual(g.finish(E.RESULT_DRAW, ui.REASON_RESULT, T0 + 4_000), E.ERR_STATE)
+            self.assertEqual(
+                g.finish(E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 4_000), E.ERR_STATE
+            )
 
     def test_swapped_the_right_side_is_whites_and_its_press_is_refused(self):
         for index, white, black in ARMAGEDDON:
@@ -124,7 +127,7 @@ class Presets(unittest.TestCase):
             # White (right) has White's time, Black (left) Black's and the draw odds
             self.assertEqual(g.main[RIGHT], presets.control(index).sides[LEFT].periods[0][0])
             g.pause(T0 + 2_000)
-            self.assertEqual(g.finish(E.RESULT_DRAW, ui.REASON_RESULT, T0 + 2_000), E.OK)
+            self.assertEqual(g.finish(E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 2_000), E.OK)
             self.assertEqual(g.result, E.RESULT_LEFT_WINS, index)  # Black, on the left
 
     def test_the_swap_toggled_twice_is_back_the_way_it_was(self):
@@ -382,7 +385,7 @@ class Resume(unittest.TestCase):
         for control in ({"preset": A54, "swap": True}, swapped(custom(DRAW_ODDS_BLACK))):
             checked = settings.check_control(control, presets.COUNT)
             self.assertEqual(checked, control)
-            g = E.Game(ui.control_of(checked))
+            g = E.Game(presets.control_of(checked))
             self.assertEqual(g.white_side, RIGHT)
             self.assertEqual(g.press(RIGHT, T0), E.EV_REFUSED)
             self.assertEqual(g.press(LEFT, T0 + 100), E.EV_START)

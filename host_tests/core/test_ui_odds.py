@@ -10,6 +10,7 @@ import unittest
 
 import engine as E
 import presets
+import reasons
 import settings
 import ui
 from timecontrol import DRAW_ODDS_BLACK, Odds
@@ -204,7 +205,7 @@ class Swap(unittest.TestCase):
         self.assertEqual(k.tap(ui.PLAY), (b" 400", b" 500"))
         self.assertEqual(k.req, ui.REQ_SAVE_SETTINGS | ui.REQ_CLEAR_GAME)
         self.assertEqual(u.settings["control"], {"preset": 19, "swap": True})
-        self.assertEqual(ui.control_of(u.settings["control"]).sides[0].periods[0][0], 240_000)
+        self.assertEqual(presets.control_of(u.settings["control"]).sides[0].periods[0][0], 240_000)
         self.assertEqual(k.tap(ui.PLAY), (b" 500", b" 400"))
         self.assertEqual(u.settings["control"], {"preset": 19})
 
@@ -222,7 +223,7 @@ class Swap(unittest.TestCase):
         )
         self.assertEqual((c["swap"], c["custom"]["draw_odds"]), (True, DRAW_ODDS_BLACK))
         self.assertEqual(u.game.white_side, RIGHT)
-        self.assertEqual(ui.control_of(c).sides[RIGHT].periods[0][0], 300_000)
+        self.assertEqual(presets.control_of(c).sides[RIGHT].periods[0][0], 300_000)
 
     def test_no_swap_once_the_game_started_or_without_odds(self):
         u = fresh({"preset": 19})
@@ -264,14 +265,16 @@ class ArbiterResult(unittest.TestCase):
             self.assertEqual(k.shown()[1], (b"1-0 ", b"0-1 ", b"1-2 ")[presses - 1])
             k.tap(ui.PLAY)
             self.assertEqual(k.req, ui.REQ_LOG_GAME | ui.REQ_CLEAR_GAME)
-            self.assertEqual((g.state, g.result, g.reason), (E.FINISHED, result, ui.REASON_RESULT))
+            self.assertEqual(
+                (g.state, g.result, g.reason), (E.FINISHED, result, reasons.REASON_RESULT)
+            )
 
     def test_a_draw_under_draw_odds_is_blacks_win(self):
         u, g, k = self.menu({"preset": 20})
         self.assertEqual(k.tap(ui.MINUS), (b"rSLt", b"1-2 "))
         k.tap(ui.PLAY)
         self.assertEqual(
-            (g.result, g.reason), (E.RESULT_RIGHT_WINS, ui.REASON_RESULT | E.BY_DRAW_ODDS)
+            (g.result, g.reason), (E.RESULT_RIGHT_WINS, reasons.REASON_RESULT | E.BY_DRAW_ODDS)
         )
         self.assertEqual(k.shown(), (b"  0 ", b"  1 "))
 
