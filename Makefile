@@ -92,7 +92,7 @@ bench: deps
 ## the pinned MicroPython and boot ROM are downloaded once into build/cache (docs/chip.md)
 chip-bench: deps
 	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
-	  $(PY) tools/chip/bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
+	  $(PY) tools/chip/chip_bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
 
 ## make energy: the energy model (tools/energy.py): the clock's current from its parts, the
 ## hours of play on 3 AA cells per brightness level, where the low-battery warning goes

@@ -398,7 +398,7 @@ def test_the_reports_traceback_came_from_the_doorbells_ioctl(tmp_path):
     clock.run_ms(100)
     assert clock.at_repl and isinstance(clock.exit_exception, KeyboardInterrupt)
     frames = traceback.extract_tb(clock.exit_exception.__traceback__)
-    last = [f for f in frames if "/harness/" not in f.filename][-1]  # the fake VM's check
+    last = [f for f in frames if "/simboard/" not in f.filename][-1]  # the fake VM's check
     assert (last.filename.endswith("doorbell.py"), last.name) == (True, "ioctl")
     assert texts(clock) == HANDED_OVER
 
