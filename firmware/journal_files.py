@@ -114,7 +114,9 @@ class Journal:
                 k = end
                 self.rows = k
             self.seq += 1
-            snap = game.snapshot_at(at, at_us)
+            import game_state  # here, not at boot: its code takes RAM only once a game is saved
+
+            snap = game_state.snapshot_at(game, at, at_us)
             data = J.encode_state(self.seq, self.ident, count, snap, game, k)
             if self._put(self.slots[self.seq & 1], data, self.seq <= 2):  # start() removed both
                 compacted = True
