@@ -1,134 +1,72 @@
 """The game engine: both players' clocks under FIDE article 6, driven by timestamped events.
 
-Pure module. Nothing here reads a clock: every call takes the instant `now` (or `at`) as an
-integer number of milliseconds on a monotonic clock that the shell keeps (it starts at 0 at
-power-up and is re-based long before 2**30, so it stays a small int on a 32-bit port), and a
-lever press also its microsecond within that ms (`press(side, at, at_us)`). So the same code
-runs on the board, in the tests and in the simulator.
+The contract of `Game`. Why it is so (the µs pairs, the rounding, each rule choice):
+docs/timing.md#exactness and docs/timing.md#rule-choices.
 
-Sides are physical: 0 = left, 1 = right. The first lever press starts the *other* side's
-clock (the player with Black starts White's clock, 6.5), so `white` is known from then on.
+Units. Pure: nothing here reads a clock or does I/O. Every call takes the instant `now` (or
+`at`) in whole ms on the shell's monotonic clock (0 at power-up, re-based long before 2**30:
+a small int on a 32-bit port); a lever press also its µs within that ms
+(`press(side, at, at_us)`). Sides are physical: 0 = left, 1 = right. The first press starts
+the *other* side's clock (Black starts White's, 6.5): `white` is known from then on. Every
+instant and time kept is a pair of small ints, whole ms and a µs part 0..999, floored
+(-1.5 ms is (-2, 500)): per side `main` + `main_us` (the time at the start of the
+side's move; the stopwatch: the time used before it), `flag_at` + `flag_us`; else
+`turn_start` + `turn_us`, `paused_elapsed` + `paused_us`, `last_event` + `last_us`. A move
+is charged the exact interval between its two lever stamps. Main times are never negative.
 
-Exact to the microsecond. Every instant and every amount of time the engine keeps is a pair
-of small ints: whole ms and a us part 0..999 (value = ms * 1000 + us; the us part is
-floor-normalised, so -1.5 ms is (-2, 500)). Per side the pairs are two arrays (`main` +
-`main_us`, `flag_at` + `flag_us`), else two attributes (`turn_start` + `turn_us`,
-`paused_elapsed` + `paused_us`, `last_event` + `last_us`). A move is charged the exact interval
-between its two lever stamps (the hard IRQ's `ticks_us`, monoclock.py puts them on the ms
-grid without losing a us), so a side's time is its start time minus the exact sum of its
-intervals plus its bonuses, however long the game.
-Why pairs: a single us count passes 2**30 (the small-int limit of a 32-bit port) after 17.9
-min, of uptime or of a player's time, and a big int allocates; the ms part of a 24 h time or
-of a 12-day instant stays far below 2**30. Why not whole ms with each press rounded: a
-side's time would then be the sum of `round(end) - round(start)` over its turns, and those
-rounding errors do not cancel (the ends of one side's turns are the starts of the other's):
-they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms after 50 moves, enough
-to decide which flag falls first in a long game's scramble.
-
-Time odds (Armageddon, handicap games): side s plays under its own control, `controls[s]`
-(from a timecontrol.Odds; a plain TimeControl is both sides'), one mode for the game
-(`mode`). Every rule below applies to each side under its own control: its starting time,
-periods, move counts and transitions, bonus, overtime and flag; `bonus_kind` / `bonus_ms`
-and the period times are looked up per side. Where a rule joins the two sides: the
-hourglass moves what the mover loses to the other, whatever each started with; Appendix
-G.4 is refused when either control has an increment or a delay (what it grants is for
-both); draw odds (`draw_odds`, a colour): finish() records a draw as that colour's win,
-with the bit BY_DRAW_ODDS on the reason. A control the same for both sides gives exactly
-the game it gave before per-side controls (host_tests/test_engine_odds_properties.py
-plays both engines side by side).
-
-The set-up check (draw odds): draw odds belong to a colour, and the colours are learned at the
-first press, so a clock placed the wrong way round would give Black the draw odds *and*
-White's time. Under draw odds the control says which side is White's (`white_side`, from
-timecontrol.Odds.white), and a first press from that side is not a start: `press` returns
-EV_REFUSED and changes nothing the game keeps (no state, no instant, no log; it only counts
-it, `refused`, and keeps its ms, `refused_at`, for the UI's message); the other side's
-press starts White's clock, as ever. The rule lives here, not in the UI, because every press
-reaches the engine straight from the lever drain (app.py), the simulator and the tools: no
-path can start a game the wrong way round, and the UI only shows what the engine refused.
-A press from Black's side within `min_move_ms` of a refused one is the other lever of the
-same two-lever slap and is ignored too: a slap is its first stamp, as in a game. Time odds
-without draw odds (`white_side` -1) start from either side: the colours change no rule. A
-restored game has started: there is nothing to check.
-
-Rounding happens only where a number leaves the engine:
-- `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
-  *down*), for the instant `now`.000 (the earliest instant a reading of the ms clock can stand
-  for), or the last event when that is later. The countdown display rounds up again
-  (timefmt.py), so it never shows less than the exact time left, and shows zero exactly when
-  the flag has fallen.
-- `deadline()` is the first whole ms at or after the exact deadline: `tick(now)` flags once
-  `now` reaches it. The flag itself falls at the exact us (`flag_at` + `flag_us`): a press
-  stamped 1 us before it counts, one stamped at it does not; so two flags within one ms are
-  ordered as they fell.
-- The move log keeps whole ms, each value rounded to the nearest from its own exact value:
-  the time a move took and the time left after it are within 0.5 ms of exact at every move,
-  and the errors never accumulate (no value is computed from another rounded one).
-`remaining_exact()` and `deadline_exact()` give the pairs themselves (tuples: they allocate;
-for tests and tools, not the hot path).
-
-Contracts:
-- `press(side, at, at_us)` and `tick(now)` must be fed in timestamp order: the shell drains
-  every lever stamp taken before its reading `now` before it calls `tick(now)`, which
-  processes the deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that us).
-  Pauses, resumes and the arbiter's actions come from buttons polled at a reading of the
-  clock: they happen at `at`.000, their effect on the times stays exact. A press stamped
-  before the flag
-  deadline counts even when it is processed after the deadline; a flag falls at the exact
+Order of calls.
+- `press(side, at, at_us)` and `tick(now)` in timestamp order: the shell drains every lever
+  stamp taken before its reading `now`, then calls `tick(now)`, which processes the
+  deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that µs). A press
+  stamped before a deadline counts even when processed after it; a flag falls at the exact
   deadline, however late the tick that notices it. An instant before the last event is
-  taken as the last event (a stamp is never earlier than what has already happened).
-- Main times are never negative.
+  taken as the last event.
+- Pauses, resumes and the arbiter's actions (arbiter.py) come from buttons polled at a
+  reading of the clock: they happen at `at`.000; their effect on the times stays exact.
 - The times shown are piecewise linear in `now` (1 ms per ms): only an event inside the ms
-  `now` (a press stamped after `now`.000, or a deadline ticked at its µs: a flag, a period
-  or an overtime step) bends them before `now` + 1, so a caller that predicts the next
-  change of the display from `remaining(now)` and `remaining(now + 1)` looks again at
-  `now` + 1 after such an event (app.py does).
-- The hot path (`press`, `tick`, `remaining`, `deadline`, `delay_left`) allocates nothing:
-  state lives in preallocated arrays and the move log is a fixed ring; pairs are computed in
-  scratch attributes, never returned as tuples (host_tests/core/test_engine_alloc.py proves it
-  under MicroPython with heap_lock).
+  `now` (a press stamped after `now`.000, a deadline ticked at its µs: a flag, a period or
+  an overtime step) bends them before `now` + 1, so a caller that predicts the next change
+  of the display from `remaining(now)` and `remaining(now + 1)` looks again at `now` + 1
+  after such an event (app.py does).
 
-Default rule choices (each is an option of `Game`):
-- Fischer increment is added after the move is completed (the seed text on loss on time:
-  "the increment is added after the move is made"); `inc_before=True` instead adds one
-  increment to both clocks at the start and then after each move, so the first increment is
-  visible at the start, as some clocks and US Chess do.
-- `transition=TRANSITION_MOVES`: the next period's time is granted when the player completes
-  the period's last required move. `TRANSITION_FLAG`: it is granted when the period's time runs
-  out; a flag marker (with the move count at that instant) is kept for the arbiter (6.3).
-- `freeze=True` (FIDE): at a flag both clocks stop and the game waits for the arbiter's
-  ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
-  time, and a second flag is recorded; which fell first is always known (6.11).
-- A flag in any period that is not passed by a flag-fall transition is a real flag.
-- No time ever reaches a fallen flag, in any mode, except by the arbiter (`set_time`,
-  `add_time`): no increment, Bronstein refund, next period or hourglass gain; Appendix G.4
-  is refused once a flag has fallen.
-- Hourglass: the opponent gains exactly what the mover loses, so the two clocks never hold
-  more than at the start; once the mover's clock is at zero the opponent gains nothing more.
-  An arbiter correction while paused first folds the paused move into both clocks, so
-  correcting one side never moves the other's time.
-- Byo-yomi (timecontrol.MODE_BYOYOMI: main time, then N periods of T): when the main time
-  runs out the first period starts at that instant (a deadline event, EV_PERIOD); a move
-  completed within a period keeps it and the period is full again (T) for the next move; a
-  period that runs out is used up at its exact instant and the next starts at once
-  (EV_PERIOD, `ot_left` one less); when the last runs out the flag falls (`ot_left` stays 1:
-  the period that ran out). The move that was running when the main time ran out counts in
-  the first period. A Fischer increment of the main time is added only for moves completed
-  in main time (`inc_before` adds the first one at the start, as in a countdown).
-- Canadian (MODE_CANADIAN: main time, then blocks of M moves in T): when the main time runs
-  out the first block starts at that instant, and the move being played is its first move.
-  Each move completed in overtime lowers `ot_left`; the M-th starts a new full block of T
-  (EV_PERIOD; unused time is not carried). The flag falls when a block's time runs out
-  first; `ot_left` then still says how many moves were missing.
-- In both, a pause stops the period / block where it is (6.12); the flag option (`freeze`)
-  and the no-time-to-a-fallen-flag rule apply as in a countdown; `transition` and Appendix
-  G.4 do not apply. The arbiter corrects the phase with `set_period` (0 main time, 1
-  overtime), the periods left / moves to make with `set_overtime`, and the time left in the
-  main time, the period or the block with `set_time`.
-- `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
-  less than this long ago is ignored. Both levers slapped at once are one press: the first
-  stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
-  move that would collect an increment.
+Rounding at the edge, only where a number leaves the engine:
+- `remaining()`, `delay_left()`: whole ms rounded *up* (upcount's used time: *down*) at the
+  instant `now`.000, or the last event when that is later; 0 exactly when the flag fell.
+- `deadline()`: the first whole ms at or after the exact deadline (`deadline_us()`: its µs);
+  `tick(now)` flags once `now` reaches it. The flag falls at the exact µs: a press stamped
+  1 µs before it counts, one stamped at it does not.
+- The move log: whole ms, each value rounded to the nearest from its own exact value.
+- `remaining_exact()`, `deadline_exact()`: the pairs themselves, as tuples (they allocate:
+  for tests and tools).
+
+Allocation. The hot path (`press`, `tick`, `tick_due`, `remaining`, `deadline`,
+`deadline_us`, `delay_left`) allocates nothing: preallocated arrays, a fixed ring for the
+move log, pairs computed in scratch attributes (host_tests/core/test_engine_alloc.py, under
+MicroPython's heap_lock). Game has no @property (see its queries) and no attribute more than
+it needs: each costs every attribute access on the chip.
+
+State. Read the public attributes; a game changes only through Game's methods and the
+functions of arbiter.py (corrections, Appendix G.4, the result) and game_state.py
+(snapshot, restore), which own those changes.
+
+Rule options (arguments of `Game` and `set_rules`; the defaults are FIDE's):
+- `freeze` (True): at a flag both clocks stop (state FLAGGED) until the arbiter rules;
+  False: play may go on, the flagged side stays at zero, a second flag is recorded.
+- `inc_before` (False): a Fischer increment is added after the move; True: one increment
+  on both clocks at the start, then after each move.
+- `transition` (TRANSITION_MOVES): the next period's time comes with the period's last
+  required move; TRANSITION_FLAG: when the period's time runs out, with a flag marker
+  (`markers`, `marker_moves`) for the arbiter (6.3).
+- `min_move_ms` (0 = off; `set_min_move`, the firmware's 50): a press by the side whose
+  clock started less than this long ago is ignored.
+- The control (timecontrol): `mode` (countdown, hourglass, upcount, byo-yomi, Canadian:
+  one for both sides), each side's periods and bonus (`controls[s]`: time odds), and
+  `draw_odds` (a colour: arbiter.finish records a draw as its win, bit BY_DRAW_ODDS on the
+  reason). Under draw odds a first press from White's side (`white_side`) is refused
+  (EV_REFUSED, counted by `refusals()`), changing nothing else.
+Rules without an option: no time reaches a fallen flag except from the arbiter; the
+hourglass moves time, never creates it; byo-yomi periods and Canadian blocks as in
+docs/timing.md.
 """
 
 from array import array
@@ -172,7 +110,7 @@ RESULT_RIGHT_WINS = const(2)
 RESULT_DRAW = const(3)
 BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of draw odds
 
-# Colours (win_of)
+# Colours (arbiter.win_of)
 WHITE = const(0)
 BLACK = const(1)
 
@@ -301,7 +239,7 @@ class Game:
         self.reason = 0
         self.log_count = 0  # half-moves ever logged (the ring holds the last LOG_CAPACITY)
         # Opaque number the shell gives this game (0 = none yet): the saved state and the
-        # archived record both carry it (archive.py). Not part of snapshot().
+        # archived record both carry it (archive.py). Not part of the snapshot (game_state.py).
         self.ident = 0
         # Instant of the last state change (ms + us); earlier instants are taken as it.
         self.last_event = 0
@@ -780,8 +718,8 @@ class Game:
     def log_rows(self, packed=False):
         """Yield the kept half-moves, oldest first, as log_entries() gives them, or with
         `packed` as stored: (side | move_no << 1 | ot << 16, used_ms, left_ms), the form
-        restore_log() takes back. A generator (one small tuple at a time): for saving and
-        export while the clock is stopped, never on the hot path."""
+        game_state.restore_log() takes back. A generator (one small tuple at a time): for
+        saving and export while the clock is stopped, never on the hot path."""
         n = self.log_count
         ot = self.ot_mode
         for k in range(n - self.log_kept(), n):

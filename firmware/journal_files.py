@@ -95,7 +95,7 @@ class Journal:
 
     def write(self, game, at, at_us):
         """One record: the chunks completed since the last one, then the state as if paused
-        at at.at_us (Game.snapshot_at) with the rows no chunk holds. True when one of its
+        at at.at_us (game_state.snapshot_at) with the rows no chunk holds. True when one of its
         writes compacted the directory's metadata (journal_tidy.py). Raises OSError when a
         write fails (the journal stops)."""
         count = game.log_count

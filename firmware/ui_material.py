@@ -116,7 +116,7 @@ class MaterialEntry(Screen):
             g = self.ui.game
             if self.flag_result == material.LOSS:
                 self.put_result(1 if g.first_flag == 0 else 0)
-            else:  # a draw, or with draw odds the win of their colour (engine.draw_result)
+            else:  # a draw, or with draw odds the win of their colour (arbiter.draw_result)
                 import arbiter  # here, not at boot: its code takes RAM only once the arbiter acts
 
                 r = arbiter.draw_result(g)

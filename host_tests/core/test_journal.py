@@ -1,5 +1,5 @@
 """The journal's record format and recovery (journal.py), its files (journal_files.py) on
-the runtime's real filesystem, and Game.snapshot_at.
+the runtime's real filesystem, and game_state.snapshot_at.
 
 Runs under CPython and MicroPython (plain unittest, firmware modules only)."""
 
