@@ -146,8 +146,9 @@ def _zeros(typecode):
 
 class Game:
     """One game on a two-sided clock. Read the public attributes, change them only through
-    the methods. `main[s]` ms + `main_us[s]` us is side s's main time at the start of its
-    current move (the stopwatch: the time used before it)."""
+    the methods (and the functions of arbiter.py and game_state.py). `main[s]` ms +
+    `main_us[s]` us is side s's main time at the start of its current move (the stopwatch:
+    the time used before it)."""
 
     def __init__(
         self, control, freeze=True, inc_before=False, transition=TRANSITION_MOVES, min_move_ms=0
@@ -248,8 +249,8 @@ class Game:
 
     def set_rules(self, freeze=None, inc_before=None, transition=None):
         """The rule options (the module doc), each kept unless given. `inc_before` takes
-        effect at the next reset (its first increment is granted there); `freeze` and
-        `transition` at the next flag or deadline."""
+        effect at the next reset (its first increment is granted there), `freeze` and
+        `transition` at the next flag, deadline or move."""
         if freeze is not None:
             self.freeze = bool(freeze)
         if inc_before is not None:

@@ -887,11 +887,11 @@ class SavedLog(unittest.TestCase):
 
     def test_identity_is_cleared_by_a_new_game_and_not_in_the_snapshot(self):
         g, _flat = self.saved(2)
-        g.ident = 987_654_321
+        g.set_ident(987_654_321)
         snap = game_state.snapshot(g)
         self.assertFalse(987_654_321 in snap)
         h = E.Game(g.control)
-        h.ident = 5
+        h.set_ident(5)
         game_state.restore(h, snap)
         self.assertEqual(h.ident, 0)
         g.reset(g.control)

@@ -56,7 +56,7 @@ class GameFile(unittest.TestCase):
 
     def test_records_are_found_by_identity_and_leftovers_repaired(self):
         g = played(6)
-        g.ident = 123_456_789
+        g.set_ident(123_456_789)
         arbiter.finish(g, E.RESULT_DRAW, 2, 60_000)
         self.assertEqual(archive.write_record(self.root, g, os), "g000.json")
         self.assertEqual(gamelog.find_game(self.root, 123_456_789), "g000.json")

@@ -20,7 +20,7 @@ def running(half_moves, control=None):
     """A game of preset 5 (blitz 5+3), started, `half_moves` moves of 1.0-1.9 s at odd us;
     its clock runs. Returns (game, the instant of the last press: ms, us)."""
     g = E.Game(control or presets.control(5))
-    g.ident = IDENT
+    g.set_ident(IDENT)
     t = 1_000
     g.press(0, t, 317)
     u = 317

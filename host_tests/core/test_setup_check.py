@@ -39,7 +39,7 @@ SLAP_MS = 50  # app.BOTH_LEVERS_MS: the firmware's Game.min_move_ms
 
 def fresh(control):
     u = ui.Ui(settings.defaults())
-    u.game.min_move_ms = SLAP_MS
+    u.game.set_min_move(SLAP_MS)
     u.settings["control"] = control
     u.new_game()
     return u
