@@ -4,12 +4,13 @@ Owns what the arbiter changes beyond pause and resume: the corrections of a stop
 side's time, moves, period, overtime counter: articles 6.10b, 7.5, G.6), Appendix G.4's
 bonus for both players and the opponent's two extra minutes, and the result (`finish`, with
 draw odds: `draw_result`, `win_of`). Plain functions of the game, `set_time(game, side, ms,
-at)`: not on the hot path, so the module is imported only where an action is taken (the
-arbiter menu, the material entry), never at boot. Pure, like engine.py: every call takes the
-instant `at` in ms, nothing here reads a clock. Each action returns an engine error code
-(engine.OK, ERR_STATE, ERR_RANGE, ERR_SIDE, ERR_NOT_APPLICABLE) and, when it acted, is noted
-in the game's `arbiter_log`; a refused one changes nothing. The rules each action follows
-and why: docs/timing.md#the-arbiter."""
+at)`: not on the hot path, so the module is imported where an action is taken (the arbiter
+menu, the material entry): a power-up without a saved game never loads it. Pure, like
+engine.py: every call takes the instant `at` in ms, nothing here reads a clock. Each action
+returns an engine error code (engine.OK, ERR_STATE, ERR_RANGE, ERR_SIDE, ERR_NOT_APPLICABLE)
+and, when it acted, is noted in the game's `arbiter_log`; a refused one changes nothing. The
+rules each action follows and why: docs/timing.md#the-arbiter.
+"""
 
 from engine import (
     ACT_ADD_TIME,

@@ -1,17 +1,17 @@
 """A Game as a list of ints and back: what a power cut or the archive keeps of a game.
 
-Owns the saved form of a game (/game.json's "snap", the journal's base, the archive's
+Owns the saved form of a game (/game.json's "snap", the journal's records, the archive's
 record): `snapshot(game)` of a stopped game, `snapshot_at(game, at, at_us)` of a running one
 as if paused at that instant (the journal), `restore(game, snap)` and, after it, the move log
-(`restore_log(game, count, flat)`). Plain functions of the game, imported only where a game
-is saved or restored, never at boot. Pure: no clock, no file. A restored game is paused (or
+(`restore_log(game, count, flat)`). Plain functions of the game, imported where a game is
+first saved or restored (a power-up without a saved game never loads it). Pure: no clock,
+no file. A restored game is paused (or
 ready, flagged, finished as saved), its times exact to the us; times of past events restart
 at 0 (a new power-up). Anything out of range is refused as a whole (ERR_RANGE, the game
 unchanged): a file is never trusted. Why the bounds are what they are:
 docs/timing.md#saved-games.
 """
 
-from arbiter import G4_BONUS_MS, G4_EXTRA_MS
 from engine import (
     ERR_RANGE,
     FINISHED,
@@ -107,6 +107,8 @@ def _most(game, s, moves, g4):
             inc = p[3]
     most += inc * (moves + 1)
     if g4:
+        from arbiter import G4_BONUS_MS, G4_EXTRA_MS  # only for a game G.4 was applied to
+
         most += G4_EXTRA_MS + G4_BONUS_MS * (moves + 1)
     if game.mode == MODE_HOURGLASS:
         most += MAX_SET_MS + game.controls[1 - s].periods[0][0]
