@@ -21,7 +21,7 @@ Order of calls.
   stamped before a deadline counts even when processed after it; a flag falls at the exact
   deadline, however late the tick that notices it. An instant before the last event is
   taken as the last event.
-- Pauses, resumes and the arbiter's actions (arbiter.py) come from buttons polled at a
+- Pauses, resumes and the arbiter's actions (game_state.py) come from buttons polled at a
   reading of the clock: they happen at `at`.000; their effect on the times stays exact.
 - The times shown are piecewise linear in `now` (1 ms per ms): only an event inside the ms
   `now` (a press stamped after `now`.000, a deadline ticked at its µs: a flag, a period or
@@ -46,8 +46,8 @@ MicroPython's heap_lock). Game has no @property (see its queries) and no attribu
 it needs: each costs every attribute access on the chip.
 
 State. Read the public attributes; a game changes only through Game's methods and the
-functions of arbiter.py (corrections, Appendix G.4, the result) and game_state.py
-(snapshot, restore), which own those changes.
+functions of game_state.py (the arbiter's corrections, Appendix G.4, the result;
+snapshot and restore), which own those changes.
 
 Rule options (arguments of `Game` and `set_rules`; the defaults are FIDE's):
 - `freeze` (True): at a flag both clocks stop (state FLAGGED) until the arbiter rules;
@@ -61,7 +61,7 @@ Rule options (arguments of `Game` and `set_rules`; the defaults are FIDE's):
   clock started less than this long ago is ignored.
 - The control (timecontrol): `mode` (countdown, hourglass, upcount, byo-yomi, Canadian:
   one for both sides), each side's periods and bonus (`controls[s]`: time odds), and
-  `draw_odds` (a colour: arbiter.finish records a draw as its win, bit BY_DRAW_ODDS on the
+  `draw_odds` (a colour: game_state.finish records a draw as its win, bit BY_DRAW_ODDS on the
   reason). Under draw odds a first press from White's side (`white_side`) is refused
   (EV_REFUSED, counted by `refusals()`), changing nothing else.
 Rules without an option: no time reaches a fallen flag except from the arbiter; the
@@ -110,7 +110,7 @@ RESULT_RIGHT_WINS = const(2)
 RESULT_DRAW = const(3)
 BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of draw odds
 
-# Colours (arbiter.win_of)
+# Colours (game_state.win_of)
 WHITE = const(0)
 BLACK = const(1)
 
@@ -146,7 +146,7 @@ def _zeros(typecode):
 
 class Game:
     """One game on a two-sided clock. Read the public attributes, change them only through
-    the methods (and the functions of arbiter.py and game_state.py). `main[s]` ms +
+    the methods (and the functions of game_state.py). `main[s]` ms +
     `main_us[s]` us is side s's main time at the start of its current move (the stopwatch:
     the time used before it)."""
 

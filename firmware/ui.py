@@ -72,7 +72,7 @@ REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its
 
 MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
 
-# Reasons passed to arbiter.finish(), read back by the shell's game log (archive.py); the
+# Reasons passed to game_state.finish(), read back by the shell's game log (archive.py); the
 # engine adds the bit E.BY_DRAW_ODDS when draw odds made a drawn game a win
 REASON_FLAG = const(1)  # the result follows a flag (material entry)
 REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)

@@ -19,7 +19,6 @@
 The seeded scenario tests of the same rules run on both runtimes (core/test_engine_odds.py).
 """
 
-import arbiter
 import engine as E
 import exact_model
 import game_state
@@ -99,17 +98,17 @@ def act(g, kind, arg, at, at_us):
     got = [g.pause(at)]
     s = g.running
     if kind == "add":
-        got.append(arbiter.add_time(g, arg % 3, (arg % 11 - 5) * 7_001, at))
+        got.append(game_state.add_time(g, arg % 3, (arg % 11 - 5) * 7_001, at))
     elif kind == "set":
-        got.append(arbiter.set_time(g, s, arg % 200_000, at))
+        got.append(game_state.set_time(g, s, arg % 200_000, at))
     elif kind == "moves":
-        got.append(arbiter.set_moves(g, arg % 2, arg % 70, at))
+        got.append(game_state.set_moves(g, arg % 2, arg % 70, at))
     elif kind == "period":
-        got.append(arbiter.set_period(g, arg % 2, arg % 4, at))
+        got.append(game_state.set_period(g, arg % 2, arg % 4, at))
     elif kind == "ot":
-        got.append(arbiter.set_overtime(g, arg % 2, arg % 7, at))
+        got.append(game_state.set_overtime(g, arg % 2, arg % 7, at))
     elif kind == "g4":
-        got.append(arbiter.appendix_g4(g, s, BONUS_FISCHER if arg % 2 else BONUS_DELAY, at))
+        got.append(game_state.appendix_g4(g, s, BONUS_FISCHER if arg % 2 else BONUS_DELAY, at))
     elif kind == "snap" and g.state != E.RUNNING:
         snap = game_state.snapshot(g)
         h = type(g)(g.control, g.freeze, g.inc_before, g.transition, g.min_move_ms)
@@ -144,7 +143,9 @@ def play_all(games_, base, seq):
     for i, g in enumerate(gs):
         end = base + t + 1_000
         g.pause(end // US)
-        traces[i].append((arbiter.finish(g, E.RESULT_DRAW, 2, end // US), state(g, end // US, 0)))
+        traces[i].append(
+            (game_state.finish(g, E.RESULT_DRAW, 2, end // US), state(g, end // US, 0))
+        )
         results.append(traces[i])
     return results
 

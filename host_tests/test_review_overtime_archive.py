@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import app as app_mod
-import arbiter
 import engine as E
 import game_state
 import gamelog
@@ -456,13 +455,13 @@ def test_snapshot_and_log_at_every_stop_change_nothing(control, opts, actions):
                 side, v = dt % 2, dt // 2
                 for g, now in ((a, t), (b, t + off)):
                     if act == "time":
-                        arbiter.set_time(g, side, v, now)
+                        game_state.set_time(g, side, v, now)
                     elif act == "overtime":
-                        arbiter.set_overtime(g, side, v % 7, now)
+                        game_state.set_overtime(g, side, v % 7, now)
                     elif act == "period":
-                        arbiter.set_period(g, side, v % 3, now)
+                        game_state.set_period(g, side, v % 3, now)
                     elif act == "add":
-                        arbiter.add_time(g, side, 120_000, now)
+                        game_state.add_time(g, side, 120_000, now)
                 c = E.Game(control, **opts)
                 assert game_state.restore(c, game_state.snapshot(b)) == E.OK
                 flat = [x for row in b.log_rows(True) for x in row]

@@ -31,8 +31,8 @@ Instants are us since the game's start, which is at `base_us` on the shell's clo
 of a ms); the engine gets the instant base_us + t as its ms and its us.
 """
 
-import arbiter
 import engine as E
+import game_state
 from timecontrol import (
     BONUS_BRONSTEIN,
     BONUS_DELAY,
@@ -275,13 +275,13 @@ class Referee:
         folded = False  # a correction in this pause
         if kind == "add":
             ms = (arg % 7) * 1000
-            if self.m.flag[s] is None and arbiter.add_time(g, s, ms, at) == E.OK:
+            if self.m.flag[s] is None and game_state.add_time(g, s, ms, at) == E.OK:
                 self.m.left[s] += ms * US
                 folded = True
             pause_ms = 1000
         elif kind == "set":
             ms = 1000 + (arg % 90) * 1000
-            if self.m.flag[s] is None and arbiter.set_time(g, s, ms, at) == E.OK:
+            if self.m.flag[s] is None and game_state.set_time(g, s, ms, at) == E.OK:
                 self.m.left[s] = ms * US
                 folded = True
             pause_ms = 1000

@@ -6,7 +6,6 @@ Times are ms on the shell's monotonic clock; T0 is deliberately large.
 
 import unittest
 
-import arbiter
 import engine as E
 import game_state
 import presets
@@ -252,27 +251,27 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
 
     def test_corrections_need_a_stopped_clock(self):
         g = started(single(300))
-        self.assertEqual(arbiter.set_time(g, LEFT, 100_000, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0), E.ERR_STATE)
         g.pause(T0 + 1_000)
-        self.assertEqual(arbiter.set_time(g, LEFT, 100_000, T0 + 2_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0 + 2_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 2_000), 100_000)
 
     def test_nonsense_is_refused_and_changes_nothing(self):
         g = started(single(300))
         g.pause(T0 + 1_000)
         before = game_state.snapshot(g)
-        self.assertEqual(arbiter.set_time(g, LEFT, -1, T0), E.ERR_RANGE)
-        self.assertEqual(arbiter.set_time(g, 2, 1_000, T0), E.ERR_SIDE)
-        self.assertEqual(arbiter.set_moves(g, LEFT, -3, T0), E.ERR_RANGE)
-        self.assertEqual(arbiter.set_period(g, LEFT, 1, T0), E.ERR_RANGE)  # one period only
-        self.assertEqual(arbiter.add_time(g, LEFT, -400_000, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_time(g, LEFT, -1, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_time(g, 2, 1_000, T0), E.ERR_SIDE)
+        self.assertEqual(game_state.set_moves(g, LEFT, -3, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_period(g, LEFT, 1, T0), E.ERR_RANGE)  # one period only
+        self.assertEqual(game_state.add_time(g, LEFT, -400_000, T0), E.ERR_RANGE)
         self.assertEqual(game_state.snapshot(g), before)
 
     def test_set_time_of_the_side_on_move_while_paused(self):
         g = started(single(300, BONUS_DELAY, 5))
         g.pause(T0 + 9_000)  # 4 s of main time used in this move
         self.assertEqual(g.remaining(RIGHT, T0 + 9_000), 296_000)
-        arbiter.set_time(g, RIGHT, 200_000, T0 + 10_000)
+        game_state.set_time(g, RIGHT, 200_000, T0 + 10_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 10_000), 200_000)
         g.resume(T0 + 20_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 21_000), 199_000)
@@ -280,7 +279,7 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_add_two_minutes_to_one_side(self):  # 7.5 illegal move penalty, G.6
         g = started(single(300))
         g.pause(T0 + 1_000)
-        self.assertEqual(arbiter.add_time(g, LEFT, 2 * MIN, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.add_time(g, LEFT, 2 * MIN, T0 + 1_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 1_000), 420_000)
         self.assertEqual(len(g.arbiter_log), 2)  # pause + add
 
@@ -298,9 +297,9 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_correct_moves_and_period(self):  # 6.10b
         g = started(presets.control(13))
         g.pause(T0 + 1_000)
-        self.assertEqual(arbiter.set_moves(g, RIGHT, 40, T0), E.OK)
-        self.assertEqual(arbiter.set_period(g, RIGHT, 1, T0), E.OK)
-        self.assertEqual(arbiter.set_time(g, RIGHT, 75 * MIN, T0), E.OK)
+        self.assertEqual(game_state.set_moves(g, RIGHT, 40, T0), E.OK)
+        self.assertEqual(game_state.set_period(g, RIGHT, 1, T0), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 75 * MIN, T0), E.OK)
         g.resume(T0 + 2_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 3_000), 75 * MIN - 1_000)
         self.assertEqual(g.moves[RIGHT], 40)
@@ -309,7 +308,7 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
         g = started(single(60))
         g.tick(T0 + 61_000)
         self.assertEqual(g.state, E.FLAGGED)
-        self.assertEqual(arbiter.set_time(g, RIGHT, 30_000, T0 + 70_000), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 30_000, T0 + 70_000), E.OK)
         self.assertEqual(g.state, E.PAUSED)
         self.assertEqual(g.first_flag, -1)
         g.resume(T0 + 80_000)
@@ -318,9 +317,9 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_finish_records_the_result(self):
         g = started(single(60))
         g.tick(T0 + 61_000)
-        self.assertEqual(arbiter.finish(g, E.RESULT_LEFT_WINS, 1, T0 + 62_000), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_LEFT_WINS, 1, T0 + 62_000), E.OK)
         self.assertEqual(g.state, E.FINISHED)
-        self.assertEqual(arbiter.set_time(g, RIGHT, 1000, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_time(g, RIGHT, 1000, T0), E.ERR_STATE)
 
 
 class AppendixG(unittest.TestCase):
@@ -331,7 +330,7 @@ class AppendixG(unittest.TestCase):
 
     def test_g4_increment_for_both_and_two_minutes_for_the_opponent(self):
         g = self.g4_game()
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 511_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 511_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 511_000), 720_000)
         g.resume(T0 + 520_000)
         g.press(RIGHT, T0 + 530_000)
@@ -341,7 +340,7 @@ class AppendixG(unittest.TestCase):
 
     def test_g4_delay_applies_from_now(self):
         g = self.g4_game()
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 511_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 511_000), E.OK)
         g.resume(T0 + 520_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 524_000), 90_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 527_000), 88_000)
@@ -349,31 +348,31 @@ class AppendixG(unittest.TestCase):
     def test_g4_refused_with_an_increment(self):
         g = started(single(600, BONUS_FISCHER, 5))
         g.pause(T0 + 510_000)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_refused_with_two_minutes_or_more(self):
         g = started(single(600))
         g.pause(T0 + 480_000)  # exactly 2:00 left
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_only_for_the_player_on_move_and_only_once(self):
         g = self.g4_game()
-        self.assertEqual(arbiter.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.OK)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_refused_after_a_flag(self):  # the flag is ruled on; no time reaches it
         g = started(single(600), freeze=False)
         g.tick(T0 + 600_000)  # the right flag falls, play goes on
         g.press(RIGHT, T0 + 601_000)
         g.pause(T0 + 690_000)  # the left on move with 0:30 left
-        self.assertEqual(arbiter.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
         self.assertEqual(g.remaining(RIGHT, 0), 0)
         self.assertEqual(g.first_flag, RIGHT)
 
     def test_g4_needs_a_paused_clock(self):
         g = started(single(60))
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
 
 
 class Modes(unittest.TestCase):
@@ -425,7 +424,7 @@ class Modes(unittest.TestCase):
         g.tick(T0 + 60_000)
         g.pause(T0 + 90_000)  # 30 s after the flag the arbiter stops the clock
         self.assertEqual(
-            arbiter.set_time(g, RIGHT, 20_000, T0 + 91_000), E.OK
+            game_state.set_time(g, RIGHT, 20_000, T0 + 91_000), E.OK
         )  # explicit correction
         self.assertEqual(g.first_flag, -1)
         # The correction of the right does not move the left's time.
@@ -566,18 +565,18 @@ class ByoYomi(unittest.TestCase):
         self.assertEqual(g.ot_left[RIGHT], 2)
         g.pause(T0 + 151_000)
         self.assertEqual(
-            arbiter.set_overtime(g, RIGHT, 6, T0), E.ERR_RANGE
+            game_state.set_overtime(g, RIGHT, 6, T0), E.ERR_RANGE
         )  # more than the control
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 0, T0), E.ERR_RANGE)
-        self.assertEqual(arbiter.set_overtime(g, 2, 4, T0), E.ERR_SIDE)
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 4, T0 + 152_000), E.OK)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 0, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_overtime(g, 2, 4, T0), E.ERR_SIDE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 4, T0 + 152_000), E.OK)
         self.assertEqual(g.arbiter_log[-1], (T0 + 152_000, E.ACT_SET_OVERTIME, RIGHT, 4))
-        self.assertEqual(arbiter.set_time(g, RIGHT, 25_000, T0), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 25_000, T0), E.OK)
         g.resume(T0 + 160_000)
         self.assertEqual(g.deadline(), T0 + 185_000)
         g.pause(T0 + 161_000)
-        self.assertEqual(arbiter.set_period(g, RIGHT, 0, T0), E.OK)  # back into main time
-        self.assertEqual(arbiter.set_time(g, RIGHT, 40_000, T0), E.OK)
+        self.assertEqual(game_state.set_period(g, RIGHT, 0, T0), E.OK)  # back into main time
+        self.assertEqual(game_state.set_time(g, RIGHT, 40_000, T0), E.OK)
         g.resume(T0 + 170_000)
         self.assertFalse(g.in_overtime(RIGHT))
         self.assertEqual(g.tick(T0 + 210_000), E.EV_PERIOD)
@@ -585,16 +584,16 @@ class ByoYomi(unittest.TestCase):
 
     def test_corrections_need_a_stopped_clock_and_overtime(self):
         g = started(byoyomi(60, 5, 30))
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 2, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 2, T0), E.ERR_STATE)
         h = started(single(60))
         h.pause(T0 + 1)
-        self.assertEqual(arbiter.set_overtime(h, RIGHT, 1, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.set_overtime(h, RIGHT, 1, T0), E.ERR_NOT_APPLICABLE)
 
     def test_arbiter_lifts_a_flag_in_the_last_period(self):
         g = started(byoyomi(0, 2, 10))
         g.tick(T0 + 20_000)
         self.assertEqual(g.state, E.FLAGGED)
-        self.assertEqual(arbiter.set_time(g, RIGHT, 10_000, T0 + 30_000), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 10_000, T0 + 30_000), E.OK)
         self.assertEqual((g.state, g.ot_left[RIGHT]), (E.PAUSED, 1))
         g.resume(T0 + 40_000)
         g.press(RIGHT, T0 + 45_000)
@@ -603,7 +602,7 @@ class ByoYomi(unittest.TestCase):
     def test_g4_does_not_apply(self):
         g = started(byoyomi(100, 5, 30))
         g.pause(T0 + 50_000)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
 
 class Canadian(unittest.TestCase):
@@ -658,8 +657,8 @@ class Canadian(unittest.TestCase):
         g.press(RIGHT, T0 + 10_000)
         g.press(LEFT, T0 + 11_000)
         g.pause(T0 + 12_000)
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 26, T0), E.ERR_RANGE)
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 1, T0), E.OK)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 26, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 1, T0), E.OK)
         g.resume(T0 + 13_000)
         self.assertEqual(g.press(RIGHT, T0 + 14_000), E.EV_MOVE | E.EV_PERIOD)
         self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (600_000, 25))

@@ -19,7 +19,6 @@ are (ms, us) on the shell's monotonic clock, as the lever IRQ's stamps reach the
 import json
 import unittest
 
-import arbiter
 import engine as E
 import exact_model
 import game_state
@@ -406,7 +405,7 @@ class PowerCut(unittest.TestCase):
         g.press(RIGHT, T0 + 130_000, 250)  # right: 109 999.750 ms
         g.press(LEFT, T0 + 131_000, 0)
         g.pause(T0 + 131_000)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 131_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 131_000), E.OK)
         h = E.Game(g.control)
         self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
         h.resume(1_000)
@@ -433,13 +432,13 @@ class Arbiter(unittest.TestCase):
         g.press(LEFT, T0, 0)
         g.press(RIGHT, T0 + 1_000, 250)  # right: 58 999.750 ms
         self.assertEqual(g.pause(T0 + 3_000), E.OK)
-        self.assertEqual(arbiter.add_time(g, RIGHT, 2_000, T0 + 3_000), E.OK)
+        self.assertEqual(game_state.add_time(g, RIGHT, 2_000, T0 + 3_000), E.OK)
         self.assertEqual(g.remaining_exact(RIGHT, 0), (60_999, 750))
         self.assertEqual(
-            arbiter.add_time(g, LEFT, -1_000, T0 + 3_000), E.OK
+            game_state.add_time(g, LEFT, -1_000, T0 + 3_000), E.OK
         )  # left: 60 s - 1.999750
         self.assertEqual(g.remaining_exact(LEFT, 0), (57_000, 250))
-        self.assertEqual(arbiter.set_time(g, LEFT, 30_000, T0 + 3_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 30_000, T0 + 3_000), E.OK)
         self.assertEqual(g.remaining_exact(LEFT, 0), (30_000, 0))
         g.resume(T0 + 10_000)
         self.assertEqual(g.deadline_exact(), (T0 + 40_000, 0))
@@ -453,7 +452,7 @@ class Arbiter(unittest.TestCase):
         g.press(LEFT, T0 + 120_001, 0)  # left: 239 999.500 ms
         g.pause(T0 + 120_001)
         self.assertEqual(g.remaining(RIGHT, 0), 120_000)
-        self.assertEqual(arbiter.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 120_001), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 120_001), E.OK)
         self.assertEqual(g.remaining_exact(RIGHT, 0), (119_999, 500))
         self.assertEqual(g.remaining_exact(LEFT, 0), (359_999, 500))
 
@@ -461,13 +460,13 @@ class Arbiter(unittest.TestCase):
         g = E.Game(from_seconds(0, [[240, 0, 0, 0]]))
         g.press(RIGHT, T0, 0)  # left (White) runs
         g.pause(T0 + 120_000)  # 120 000.000 ms left: not less
-        self.assertEqual(arbiter.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_the_hourglass_paused_and_finished_keeps_both_times(self):
         g = E.Game(TimeControl([(60_000, 0, 0, 0)], MODE_HOURGLASS))
         g.press(RIGHT, T0, 100)  # left runs
         g.pause(T0 + 8_000)  # 7 999.900 ms moved from left to right
-        self.assertEqual(arbiter.finish(g, E.RESULT_DRAW, 0, T0 + 9_000), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, 0, T0 + 9_000), E.OK)
         self.assertEqual(g.remaining_exact(LEFT, 0), (52_000, 100))
         self.assertEqual(g.remaining_exact(RIGHT, 0), (67_999, 900))
 

@@ -11,7 +11,6 @@ presets give the left White's control, so Black (right) presses first (6.5).
 import json
 import unittest
 
-import arbiter
 import archive
 import engine as E
 import game_state
@@ -234,7 +233,7 @@ class Armageddon107(unittest.TestCase):
         g.tick(T0 + 600_000)
         self.assertEqual((g.first_flag, g.remaining(LEFT, T0 + 600_000)), (RIGHT, 420_000))
         g.pause(T0 + 600_001)  # already flagged: refused
-        self.assertEqual(arbiter.finish(g, E.RESULT_DRAW, ui.REASON_DEAD, T0 + 600_001), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, ui.REASON_DEAD, T0 + 600_001), E.OK)
         self.assertEqual(g.result, E.RESULT_LEFT_WINS)  # Black (left) has the draw odds
 
 
@@ -268,12 +267,12 @@ class Rules(unittest.TestCase):
         self.assertEqual(g.main[RIGHT], 654_000 - 1_000 + 30_000)
         self.assertTrue(g.is_last_period(LEFT) and g.is_last_period(RIGHT))
         self.assertEqual(g.first_passed, LEFT)
-        self.assertEqual(arbiter.set_period(g, LEFT, 2, t), E.ERR_STATE)
+        self.assertEqual(game_state.set_period(g, LEFT, 2, t), E.ERR_STATE)
         g.pause(t)
         self.assertEqual(
-            arbiter.set_period(g, LEFT, 2, t), E.ERR_RANGE
+            game_state.set_period(g, LEFT, 2, t), E.ERR_RANGE
         )  # the left has two periods
-        self.assertEqual(arbiter.set_period(g, RIGHT, 2, t), E.OK)
+        self.assertEqual(game_state.set_period(g, RIGHT, 2, t), E.OK)
 
     def test_each_side_its_own_bonus(self):
         left = from_seconds(MODE_COUNTDOWN, [[60, 0, BONUS_FISCHER, 5]])
@@ -326,8 +325,10 @@ class Rules(unittest.TestCase):
         self.assertEqual(g.tick(T0 + 17_000), E.EV_PERIOD)  # the right's main time is over
         self.assertEqual(g.remaining(RIGHT, T0 + 20_000), 17_000)
         g.pause(T0 + 20_000)
-        self.assertEqual(arbiter.set_overtime(g, LEFT, 3, T0 + 20_000), E.OK)
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 3, T0 + 20_000), E.ERR_RANGE)  # it has two
+        self.assertEqual(game_state.set_overtime(g, LEFT, 3, T0 + 20_000), E.OK)
+        self.assertEqual(
+            game_state.set_overtime(g, RIGHT, 3, T0 + 20_000), E.ERR_RANGE
+        )  # it has two
         left = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_CANADIAN, overtime=(2, 10_000))
         right = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_CANADIAN, overtime=(3, 30_000))
         g = E.Game(Odds(left, right))
@@ -345,11 +346,11 @@ class Rules(unittest.TestCase):
             g = E.Game(control)
             g.press(RIGHT, T0)
             g.pause(T0 + 1_000)  # the left, 99 s left, asks
-            self.assertEqual(arbiter.appendix_g4(g, LEFT, BONUS_FISCHER, T0 + 1_000), ok)
+            self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0 + 1_000), ok)
         g = E.Game(Odds(plain, from_seconds(MODE_COUNTDOWN, [[200, 0, 0, 0]])))
         g.press(RIGHT, T0)
         g.pause(T0 + 1_000)
-        self.assertEqual(arbiter.appendix_g4(g, LEFT, BONUS_DELAY, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_DELAY, T0 + 1_000), E.OK)
         self.assertEqual(g.remaining(RIGHT, 0), 200_000 + 120_000)
         self.assertEqual((g.bonus_kind(RIGHT), g.bonus_ms(RIGHT)), (BONUS_DELAY, 5_000))
 
@@ -357,10 +358,10 @@ class Rules(unittest.TestCase):
         g = E.Game(presets.control(A54))
         g.press(RIGHT, T0)
         g.pause(T0 + 10_000)
-        self.assertEqual(arbiter.add_time(g, RIGHT, 120_000, T0 + 10_000), E.OK)
-        self.assertEqual(arbiter.set_time(g, LEFT, 100_000, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.add_time(g, RIGHT, 120_000, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0 + 10_000), E.OK)
         self.assertEqual((g.remaining(LEFT, 0), g.remaining(RIGHT, 0)), (100_000, 360_000))
-        self.assertEqual(arbiter.set_moves(g, RIGHT, 59, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.set_moves(g, RIGHT, 59, T0 + 10_000), E.OK)
         g.resume(T0 + 11_000)
         g.press(LEFT, T0 + 12_000)
         g.press(RIGHT, T0 + 13_000)  # the right's 60th move: its second period, then + 2 s
@@ -369,18 +370,18 @@ class Rules(unittest.TestCase):
     def test_finish_is_validated(self):
         g = E.Game(presets.control(A107))
         self.assertEqual(
-            arbiter.finish(g, E.RESULT_DRAW, 3, T0), E.ERR_STATE
+            game_state.finish(g, E.RESULT_DRAW, 3, T0), E.ERR_STATE
         )  # nobody has pressed
-        self.assertEqual(arbiter.win_of(g, E.WHITE), E.RESULT_NONE)
+        self.assertEqual(game_state.win_of(g, E.WHITE), E.RESULT_NONE)
         g.press(RIGHT, T0)
-        self.assertEqual(arbiter.win_of(g, E.WHITE), E.RESULT_LEFT_WINS)
-        self.assertEqual(arbiter.win_of(g, E.BLACK), E.RESULT_RIGHT_WINS)
-        self.assertEqual(arbiter.draw_result(g), E.RESULT_RIGHT_WINS)
-        self.assertEqual(arbiter.finish(g, E.RESULT_NONE, 3, T0 + 1), E.ERR_RANGE)
-        self.assertEqual(arbiter.finish(g, E.RESULT_DRAW, E.BY_DRAW_ODDS, T0 + 1), E.ERR_RANGE)
+        self.assertEqual(game_state.win_of(g, E.WHITE), E.RESULT_LEFT_WINS)
+        self.assertEqual(game_state.win_of(g, E.BLACK), E.RESULT_RIGHT_WINS)
+        self.assertEqual(game_state.draw_result(g), E.RESULT_RIGHT_WINS)
+        self.assertEqual(game_state.finish(g, E.RESULT_NONE, 3, T0 + 1), E.ERR_RANGE)
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, E.BY_DRAW_ODDS, T0 + 1), E.ERR_RANGE)
         self.assertEqual(g.state, E.RUNNING)
-        self.assertEqual(arbiter.finish(g, E.RESULT_LEFT_WINS, 3, T0 + 1), E.OK)
-        self.assertEqual(arbiter.finish(g, E.RESULT_RIGHT_WINS, 3, T0 + 2), E.ERR_STATE)  # once
+        self.assertEqual(game_state.finish(g, E.RESULT_LEFT_WINS, 3, T0 + 1), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_RIGHT_WINS, 3, T0 + 2), E.ERR_STATE)  # once
         self.assertEqual((g.result, g.reason), (E.RESULT_LEFT_WINS, 3))  # a win stays a win
 
 

@@ -7,7 +7,6 @@ read with seek(), as on the board."""
 import os
 import unittest
 
-import arbiter
 import archive
 import engine as E
 import game_state
@@ -57,7 +56,7 @@ class GameFile(unittest.TestCase):
     def test_records_are_found_by_identity_and_leftovers_repaired(self):
         g = played(6)
         g.set_ident(123_456_789)
-        arbiter.finish(g, E.RESULT_DRAW, 2, 60_000)
+        game_state.finish(g, E.RESULT_DRAW, 2, 60_000)
         self.assertEqual(archive.write_record(self.root, g, os), "g000.json")
         self.assertEqual(gamelog.find_game(self.root, 123_456_789), "g000.json")
         self.assertEqual(gamelog.find_game(self.root, 12_345_678), None)

@@ -8,7 +8,6 @@ Runs under CPython (pytest) and under MicroPython 1.27 (test_micropython_core.py
 import os
 import unittest
 
-import arbiter
 import archive
 import engine as E
 import game_state
@@ -78,7 +77,7 @@ class EdgeInstants(unittest.TestCase):
     def test_periods_set_by_the_arbiter_in_main_time_are_the_ones_overtime_starts_with(self):
         g = started(byoyomi(60, 5, 10))
         g.pause(T0 + 1_000)
-        self.assertEqual(arbiter.set_overtime(g, RIGHT, 2, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 2, T0 + 1_000), E.OK)
         g.resume(T0 + 2_000)
         self.assertEqual(g.tick(T0 + 61_000), E.EV_PERIOD)
         self.assertEqual((g.ot_left[RIGHT], g.remaining(RIGHT, T0 + 61_000)), (2, 10_000))
@@ -89,7 +88,7 @@ class EdgeInstants(unittest.TestCase):
             g = started(control)
             g.pause(T0 + 50_000)
             for kind in (BONUS_FISCHER, BONUS_DELAY):
-                self.assertEqual(arbiter.appendix_g4(g, RIGHT, kind, T0), E.ERR_NOT_APPLICABLE)
+                self.assertEqual(game_state.appendix_g4(g, RIGHT, kind, T0), E.ERR_NOT_APPLICABLE)
             self.assertFalse(g.g4_applied)
 
     def test_freeze_off_second_flag_in_canadian_keeps_the_first(self):
@@ -119,7 +118,7 @@ class Snapshots(unittest.TestCase):
         g = started(control)
         g.pause(T0 + 300_000)  # the right has used 5 min of this move
         self.assertEqual(
-            arbiter.set_time(g, RIGHT, 60_000, T0 + 301_000), E.OK
+            game_state.set_time(g, RIGHT, 60_000, T0 + 301_000), E.OK
         )  # the arbiter: 1 min
         self.assertEqual(g.remaining(RIGHT, 0), 60_000)
         h = E.Game(control)

@@ -12,7 +12,6 @@ displays and its timing, the resume of a paused game.
 
 import unittest
 
-import arbiter
 import engine as E
 import game_state
 import presets
@@ -110,7 +109,7 @@ class Presets(unittest.TestCase):
             self.assertEqual((g.state, g.refusals()), (E.READY, 2), index)
             # ... and a result cannot be entered on a game that has not started
             self.assertEqual(
-                arbiter.finish(g, E.RESULT_DRAW, ui.REASON_RESULT, T0 + 4_000), E.ERR_STATE
+                game_state.finish(g, E.RESULT_DRAW, ui.REASON_RESULT, T0 + 4_000), E.ERR_STATE
             )
 
     def test_swapped_the_right_side_is_whites_and_its_press_is_refused(self):
@@ -128,7 +127,9 @@ class Presets(unittest.TestCase):
             # White (right) has White's time, Black (left) Black's and the draw odds
             self.assertEqual(g.main[RIGHT], presets.control(index).sides[LEFT].periods[0][0])
             g.pause(T0 + 2_000)
-            self.assertEqual(arbiter.finish(g, E.RESULT_DRAW, ui.REASON_RESULT, T0 + 2_000), E.OK)
+            self.assertEqual(
+                game_state.finish(g, E.RESULT_DRAW, ui.REASON_RESULT, T0 + 2_000), E.OK
+            )
             self.assertEqual(g.result, E.RESULT_LEFT_WINS, index)  # Black, on the left
 
     def test_the_swap_toggled_twice_is_back_the_way_it_was(self):
