@@ -21,6 +21,7 @@ The seeded scenario tests of the same rules run on both runtimes (core/test_engi
 
 import engine as E
 import exact_model
+import game_state
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine_exact_properties import all_options, bases, games
@@ -97,21 +98,21 @@ def act(g, kind, arg, at, at_us):
     got = [g.pause(at)]
     s = g.running
     if kind == "add":
-        got.append(g.add_time(arg % 3, (arg % 11 - 5) * 7_001, at))
+        got.append(game_state.add_time(g, arg % 3, (arg % 11 - 5) * 7_001, at))
     elif kind == "set":
-        got.append(g.set_time(s, arg % 200_000, at))
+        got.append(game_state.set_time(g, s, arg % 200_000, at))
     elif kind == "moves":
-        got.append(g.set_moves(arg % 2, arg % 70, at))
+        got.append(game_state.set_moves(g, arg % 2, arg % 70, at))
     elif kind == "period":
-        got.append(g.set_period(arg % 2, arg % 4, at))
+        got.append(game_state.set_period(g, arg % 2, arg % 4, at))
     elif kind == "ot":
-        got.append(g.set_overtime(arg % 2, arg % 7, at))
+        got.append(game_state.set_overtime(g, arg % 2, arg % 7, at))
     elif kind == "g4":
-        got.append(g.appendix_g4(s, BONUS_FISCHER if arg % 2 else BONUS_DELAY, at))
+        got.append(game_state.appendix_g4(g, s, BONUS_FISCHER if arg % 2 else BONUS_DELAY, at))
     elif kind == "snap" and g.state != E.RUNNING:
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         h = type(g)(g.control, g.freeze, g.inc_before, g.transition, g.min_move_ms)
-        got += [snap, h.restore(snap)]
+        got += [snap, game_state.restore(h, snap)]
         g = h
     got.append(g.resume(at + 1 + arg % 5_000))
     return g, tuple(got)
@@ -142,7 +143,9 @@ def play_all(games_, base, seq):
     for i, g in enumerate(gs):
         end = base + t + 1_000
         g.pause(end // US)
-        traces[i].append((g.finish(E.RESULT_DRAW, 2, end // US), state(g, end // US, 0)))
+        traces[i].append(
+            (game_state.finish(g, E.RESULT_DRAW, 2, end // US), state(g, end // US, 0))
+        )
         results.append(traces[i])
     return results
 

@@ -8,6 +8,7 @@ import random
 
 import appjournal
 import engine as E
+import game_state
 import pytest
 from test_firmware_e2e import (
     BLITZ_5_3,
@@ -74,7 +75,9 @@ def test_a_cut_at_a_seeded_instant_resumes_as_of_the_newest_record(tmp_path, see
     at_us = turn[1] + charged_us
     if at_us >= 1000:
         at_ms, at_us = at_ms + 1, at_us - 1000
-    assert g.snapshot() == old.snapshot_at(at_ms, at_us)  # times to the us, counters...
+    assert game_state.snapshot(g) == game_state.snapshot_at(
+        old, at_ms, at_us
+    )  # times to the us, counters...
     assert g.log_count == old.log_count
     assert log_flat(g) == log_flat(old)
     assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # taken in
@@ -92,9 +95,9 @@ def test_a_cut_just_after_the_press_that_passes_the_time_control(tmp_path):
     old = game(clock)
     assert list(old.period) == [1, 1]
     clock.run_ms(3)
-    want = old.snapshot_at(old.last_event, old.last_us)
+    want = game_state.snapshot_at(old, old.last_event, old.last_us)
     g = resumed(clock)
-    assert g.snapshot() == want
+    assert game_state.snapshot(g) == want
     assert list(g.period) == [1, 1] and list(g.moves) == [40, 40]
     assert log_flat(g) == log_flat(old)
 
@@ -113,9 +116,9 @@ def test_a_resumed_journal_game_plays_on_and_survives_a_second_cut(tmp_path):
         clock.run_ms(2_000 - PRESS_MS)
         clock.press(SIDES[game(clock).running])
     old = game(clock)
-    want = old.snapshot_at(old.last_event, old.last_us)
+    want = game_state.snapshot_at(old, old.last_event, old.last_us)
     g = resumed(clock)
-    assert g.snapshot() == want
+    assert game_state.snapshot(g) == want
     assert g.log_count == 12 and log_flat(g) == log_flat(old)
 
 

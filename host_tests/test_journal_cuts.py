@@ -17,6 +17,7 @@ record (as of the instant the engine was ticked to). Asserted at each power-up:
 """
 
 import engine as E
+import game_state
 import pytest
 import ui as U
 from test_power_cuts import (
@@ -74,15 +75,15 @@ class JPlay(Play):
 def state(g):
     """What a resume must give back: the snapshot (times to the us, counters, side to move,
     periods, bonus state) and the move log."""
-    return (g.snapshot(), as_rows(g.log_entries()))
+    return (game_state.snapshot(g), as_rows(g.log_entries()))
 
 
 def as_paused(g, at, at_us=0):
     """state() of the running game g as if paused at at.at_us."""
-    snap = g.snapshot_at(at, at_us)
+    snap = game_state.snapshot_at(g, at, at_us)
     r = E.Game(g.control)
-    assert r.restore(snap) == E.OK
-    r.restore_log(g.log_count, [v for row in g.log_rows(True) for v in row])
+    assert game_state.restore(r, snap) == E.OK
+    game_state.restore_log(r, g.log_count, [v for row in g.log_rows(True) for v in row])
     return state(r)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import app as app_mod
 import engine as E
+import game_state
 import gamelog
 import pytest
 import settings
@@ -452,17 +453,17 @@ def test_snapshot_and_log_at_every_stop_change_nothing(control, opts, actions):
                 side, v = dt % 2, dt // 2
                 for g, now in ((a, t), (b, t + off)):
                     if act == "time":
-                        g.set_time(side, v, now)
+                        game_state.set_time(g, side, v, now)
                     elif act == "overtime":
-                        g.set_overtime(side, v % 7, now)
+                        game_state.set_overtime(g, side, v % 7, now)
                     elif act == "period":
-                        g.set_period(side, v % 3, now)
+                        game_state.set_period(g, side, v % 3, now)
                     elif act == "add":
-                        g.add_time(side, 120_000, now)
+                        game_state.add_time(g, side, 120_000, now)
                 c = E.Game(control, **opts)
-                assert c.restore(b.snapshot()) == E.OK
+                assert game_state.restore(c, game_state.snapshot(b)) == E.OK
                 flat = [x for row in b.log_rows(True) for x in row]
-                assert c.restore_log(b.log_count, flat) == E.OK
+                assert game_state.restore_log(c, b.log_count, flat) == E.OK
                 b, off = c, -t
             if a.state == E.PAUSED:
                 assert a.resume(t) == b.resume(t + off) == E.OK

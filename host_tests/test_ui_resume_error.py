@@ -7,7 +7,7 @@ import ui as U
 
 def test_a_saved_game_that_cannot_be_restored_shows_res_err():
     ui = U.Ui(settings_mod.defaults())
-    ui.offer_resume([1, 2, 3])  # not an engine snapshot: Game.restore refuses it
+    ui.offer_resume([1, 2, 3])  # not an engine snapshot: game_state.restore refuses it
     assert ui.key(U.PLAY, U.SHORT, 1_000) & U.REQ_CLEAR_GAME  # yes: resume
     ui.render(1_000)
     assert (bytes(ui.text[0]), bytes(ui.text[1])) == (b"rES ", b"Err ")

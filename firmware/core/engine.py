@@ -1,134 +1,72 @@
 """The game engine: both players' clocks under FIDE article 6, driven by timestamped events.
 
-Pure module. Nothing here reads a clock: every call takes the instant `now` (or `at`) as an
-integer number of milliseconds on a monotonic clock that the shell keeps (it starts at 0 at
-power-up and is re-based long before 2**30, so it stays a small int on a 32-bit port), and a
-lever press also its microsecond within that ms (`press(side, at, at_us)`). So the same code
-runs on the board, in the tests and in the simulator.
+The contract of `Game`. Why it is so (the µs pairs, the rounding, each rule choice):
+docs/timing.md#exactness and docs/timing.md#rule-choices.
 
-Sides are physical: 0 = left, 1 = right. The first lever press starts the *other* side's
-clock (the player with Black starts White's clock, 6.5), so `white` is known from then on.
+Units. Pure: nothing here reads a clock or does I/O. Every call takes the instant `now` (or
+`at`) in whole ms on the shell's monotonic clock (0 at power-up, re-based long before 2**30:
+a small int on a 32-bit port); a lever press also its µs within that ms
+(`press(side, at, at_us)`). Sides are physical: 0 = left, 1 = right. The first press starts
+the *other* side's clock (Black starts White's, 6.5): `white` is known from then on. Every
+instant and time kept is a pair of small ints, whole ms and a µs part 0..999, floored
+(-1.5 ms is (-2, 500)): per side `main` + `main_us` (the time at the start of the
+side's move; the stopwatch: the time used before it), `flag_at` + `flag_us`; else
+`turn_start` + `turn_us`, `paused_elapsed` + `paused_us`, `last_event` + `last_us`. A move
+is charged the exact interval between its two lever stamps. Main times are never negative.
 
-Exact to the microsecond. Every instant and every amount of time the engine keeps is a pair
-of small ints: whole ms and a us part 0..999 (value = ms * 1000 + us; the us part is
-floor-normalised, so -1.5 ms is (-2, 500)). Per side the pairs are two arrays (`main` +
-`main_us`, `flag_at` + `flag_us`), else two attributes (`turn_start` + `turn_us`,
-`paused_elapsed` + `paused_us`, `last_event` + `last_us`). A move is charged the exact interval
-between its two lever stamps (the hard IRQ's `ticks_us`, monoclock.py puts them on the ms
-grid without losing a us), so a side's time is its start time minus the exact sum of its
-intervals plus its bonuses, however long the game.
-Why pairs: a single us count passes 2**30 (the small-int limit of a 32-bit port) after 17.9
-min, of uptime or of a player's time, and a big int allocates; the ms part of a 24 h time or
-of a 12-day instant stays far below 2**30. Why not whole ms with each press rounded: a
-side's time would then be the sum of `round(end) - round(start)` over its turns, and those
-rounding errors do not cancel (the ends of one side's turns are the starts of the other's):
-they add up as a random walk, about 0.29 ms * sqrt(2 * moves), 3 ms after 50 moves, enough
-to decide which flag falls first in a long game's scramble.
-
-Time odds (Armageddon, handicap games): side s plays under its own control, `controls[s]`
-(from a timecontrol.Odds; a plain TimeControl is both sides'), one mode for the game
-(`mode`). Every rule below applies to each side under its own control: its starting time,
-periods, move counts and transitions, bonus, overtime and flag; `bonus_kind` / `bonus_ms`
-and the period times are looked up per side. Where a rule joins the two sides: the
-hourglass moves what the mover loses to the other, whatever each started with; Appendix
-G.4 is refused when either control has an increment or a delay (what it grants is for
-both); draw odds (`draw_odds`, a colour): finish() records a draw as that colour's win,
-with the bit BY_DRAW_ODDS on the reason. A control the same for both sides gives exactly
-the game it gave before per-side controls (host_tests/test_engine_odds_properties.py
-plays both engines side by side).
-
-The set-up check (draw odds): draw odds belong to a colour, and the colours are learned at the
-first press, so a clock placed the wrong way round would give Black the draw odds *and*
-White's time. Under draw odds the control says which side is White's (`white_side`, from
-timecontrol.Odds.white), and a first press from that side is not a start: `press` returns
-EV_REFUSED and changes nothing the game keeps (no state, no instant, no log; it only counts
-it, `refused`, and keeps its ms, `refused_at`, for the UI's message); the other side's
-press starts White's clock, as ever. The rule lives here, not in the UI, because every press
-reaches the engine straight from the lever drain (app.py), the simulator and the tools: no
-path can start a game the wrong way round, and the UI only shows what the engine refused.
-A press from Black's side within `min_move_ms` of a refused one is the other lever of the
-same two-lever slap and is ignored too: a slap is its first stamp, as in a game. Time odds
-without draw odds (`white_side` -1) start from either side: the colours change no rule. A
-restored game has started: there is nothing to check.
-
-Rounding happens only where a number leaves the engine:
-- `remaining()` and `delay_left()` are whole ms rounded *up* (the stopwatch's used time:
-  *down*), for the instant `now`.000 (the earliest instant a reading of the ms clock can stand
-  for), or the last event when that is later. The countdown display rounds up again
-  (timefmt.py), so it never shows less than the exact time left, and shows zero exactly when
-  the flag has fallen.
-- `deadline()` is the first whole ms at or after the exact deadline: `tick(now)` flags once
-  `now` reaches it. The flag itself falls at the exact us (`flag_at` + `flag_us`): a press
-  stamped 1 us before it counts, one stamped at it does not; so two flags within one ms are
-  ordered as they fell.
-- The move log keeps whole ms, each value rounded to the nearest from its own exact value:
-  the time a move took and the time left after it are within 0.5 ms of exact at every move,
-  and the errors never accumulate (no value is computed from another rounded one).
-`remaining_exact()` and `deadline_exact()` give the pairs themselves (tuples: they allocate;
-for tests and tools, not the hot path).
-
-Contracts:
-- `press(side, at, at_us)` and `tick(now)` must be fed in timestamp order: the shell drains
-  every lever stamp taken before its reading `now` before it calls `tick(now)`, which
-  processes the deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that us).
-  Pauses, resumes and the arbiter's actions come from buttons polled at a reading of the
-  clock: they happen at `at`.000, their effect on the times stays exact. A press stamped
-  before the flag
-  deadline counts even when it is processed after the deadline; a flag falls at the exact
+Order of calls.
+- `press(side, at, at_us)` and `tick(now)` in timestamp order: the shell drains every lever
+  stamp taken before its reading `now`, then calls `tick(now)`, which processes the
+  deadlines up to the instant `now`.000 (`tick(now, now_us)`: up to that µs). A press
+  stamped before a deadline counts even when processed after it; a flag falls at the exact
   deadline, however late the tick that notices it. An instant before the last event is
-  taken as the last event (a stamp is never earlier than what has already happened).
-- Main times are never negative.
+  taken as the last event.
+- Pauses, resumes and the arbiter's actions (game_state.py) come from buttons polled at a
+  reading of the clock: they happen at `at`.000; their effect on the times stays exact.
 - The times shown are piecewise linear in `now` (1 ms per ms): only an event inside the ms
-  `now` (a press stamped after `now`.000, or a deadline ticked at its µs: a flag, a period
-  or an overtime step) bends them before `now` + 1, so a caller that predicts the next
-  change of the display from `remaining(now)` and `remaining(now + 1)` looks again at
-  `now` + 1 after such an event (app.py does).
-- The hot path (`press`, `tick`, `remaining`, `deadline`, `delay_left`) allocates nothing:
-  state lives in preallocated arrays and the move log is a fixed ring; pairs are computed in
-  scratch attributes, never returned as tuples (host_tests/core/test_engine_alloc.py proves it
-  under MicroPython with heap_lock).
+  `now` (a press stamped after `now`.000, a deadline ticked at its µs: a flag, a period or
+  an overtime step) bends them before `now` + 1, so a caller that predicts the next change
+  of the display from `remaining(now)` and `remaining(now + 1)` looks again at `now` + 1
+  after such an event (app.py does).
 
-Default rule choices (each is an option of `Game`):
-- Fischer increment is added after the move is completed (the seed text on loss on time:
-  "the increment is added after the move is made"); `inc_before=True` instead adds one
-  increment to both clocks at the start and then after each move, so the first increment is
-  visible at the start, as some clocks and US Chess do.
-- `transition=TRANSITION_MOVES`: the next period's time is granted when the player completes
-  the period's last required move. `TRANSITION_FLAG`: it is granted when the period's time runs
-  out; a flag marker (with the move count at that instant) is kept for the arbiter (6.3).
-- `freeze=True` (FIDE): at a flag both clocks stop and the game waits for the arbiter's
-  ruling. `freeze=False` (US Chess): play may go on, the flagged side stays at zero and gets no
-  time, and a second flag is recorded; which fell first is always known (6.11).
-- A flag in any period that is not passed by a flag-fall transition is a real flag.
-- No time ever reaches a fallen flag, in any mode, except by the arbiter (`set_time`,
-  `add_time`): no increment, Bronstein refund, next period or hourglass gain; Appendix G.4
-  is refused once a flag has fallen.
-- Hourglass: the opponent gains exactly what the mover loses, so the two clocks never hold
-  more than at the start; once the mover's clock is at zero the opponent gains nothing more.
-  An arbiter correction while paused first folds the paused move into both clocks, so
-  correcting one side never moves the other's time.
-- Byo-yomi (timecontrol.MODE_BYOYOMI: main time, then N periods of T): when the main time
-  runs out the first period starts at that instant (a deadline event, EV_PERIOD); a move
-  completed within a period keeps it and the period is full again (T) for the next move; a
-  period that runs out is used up at its exact instant and the next starts at once
-  (EV_PERIOD, `ot_left` one less); when the last runs out the flag falls (`ot_left` stays 1:
-  the period that ran out). The move that was running when the main time ran out counts in
-  the first period. A Fischer increment of the main time is added only for moves completed
-  in main time (`inc_before` adds the first one at the start, as in a countdown).
-- Canadian (MODE_CANADIAN: main time, then blocks of M moves in T): when the main time runs
-  out the first block starts at that instant, and the move being played is its first move.
-  Each move completed in overtime lowers `ot_left`; the M-th starts a new full block of T
-  (EV_PERIOD; unused time is not carried). The flag falls when a block's time runs out
-  first; `ot_left` then still says how many moves were missing.
-- In both, a pause stops the period / block where it is (6.12); the flag option (`freeze`)
-  and the no-time-to-a-fallen-flag rule apply as in a countdown; `transition` and Appendix
-  G.4 do not apply. The arbiter corrects the phase with `set_period` (0 main time, 1
-  overtime), the periods left / moves to make with `set_overtime`, and the time left in the
-  main time, the period or the block with `set_time`.
-- `min_move_ms` (0 = off; the firmware uses 50): a press by the side whose clock started
-  less than this long ago is ignored. Both levers slapped at once are one press: the first
-  stamp is the move (or the start), the other lever's near-simultaneous stamp is not a 0 ms
-  move that would collect an increment.
+Rounding at the edge, only where a number leaves the engine:
+- `remaining()`, `delay_left()`: whole ms rounded *up* (upcount's used time: *down*) at the
+  instant `now`.000, or the last event when that is later; 0 exactly when the flag fell.
+- `deadline()`: the first whole ms at or after the exact deadline (`deadline_us()`: its µs);
+  `tick(now)` flags once `now` reaches it. The flag falls at the exact µs: a press stamped
+  1 µs before it counts, one stamped at it does not.
+- The move log: whole ms, each value rounded to the nearest from its own exact value.
+- `remaining_exact()`, `deadline_exact()`: the pairs themselves, as tuples (they allocate:
+  for tests and tools).
+
+Allocation. The hot path (`press`, `tick`, `tick_due`, `remaining`, `deadline`,
+`deadline_us`, `delay_left`) allocates nothing: preallocated arrays, a fixed ring for the
+move log, pairs computed in scratch attributes (host_tests/core/test_engine_alloc.py, under
+MicroPython's heap_lock). Game has no @property (see its queries) and no attribute more than
+it needs: each costs every attribute access on the chip.
+
+State. Read the public attributes; a game changes only through Game's methods and the
+functions of game_state.py (the arbiter's corrections, Appendix G.4, the result;
+snapshot and restore), which own those changes.
+
+Rule options (arguments of `Game` and `set_rules`; the defaults are FIDE's):
+- `freeze` (True): at a flag both clocks stop (state FLAGGED) until the arbiter rules;
+  False: play may go on, the flagged side stays at zero, a second flag is recorded.
+- `inc_before` (False): a Fischer increment is added after the move; True: one increment
+  on both clocks at the start, then after each move.
+- `transition` (TRANSITION_MOVES): the next period's time comes with the period's last
+  required move; TRANSITION_FLAG: when the period's time runs out, with a flag marker
+  (`markers`, `marker_moves`) for the arbiter (6.3).
+- `min_move_ms` (0 = off; `set_min_move`, the firmware's 50): a press by the side whose
+  clock started less than this long ago is ignored.
+- The control (timecontrol): `mode` (countdown, hourglass, upcount, byo-yomi, Canadian:
+  one for both sides), each side's periods and bonus (`controls[s]`: time odds), and
+  `draw_odds` (a colour: game_state.finish records a draw as its win, bit BY_DRAW_ODDS on the
+  reason). Under draw odds a first press from White's side (`white_side`) is refused
+  (EV_REFUSED, counted by `refusals()`), changing nothing else.
+Rules without an option: no time reaches a fallen flag except from the arbiter; the
+hourglass moves time, never creates it; byo-yomi periods and Canadian blocks as in
+docs/timing.md.
 """
 
 from array import array
@@ -139,8 +77,6 @@ from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
     BONUS_NONE,
-    DRAW_ODDS_NONE,
-    DRAW_ODDS_WHITE,
     MODE_BYOYOMI,
     MODE_COUNTDOWN,
     MODE_HOURGLASS,
@@ -174,7 +110,7 @@ RESULT_RIGHT_WINS = const(2)
 RESULT_DRAW = const(3)
 BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of draw odds
 
-# Colours (win_of)
+# Colours (game_state.win_of)
 WHITE = const(0)
 BLACK = const(1)
 
@@ -200,15 +136,6 @@ ARBITER_LOG_CAPACITY = const(64)  # newest pauses/corrections kept (older ones a
 LOG_CAPACITY = const(600)  # half-moves kept in the move log (a ring: the oldest go first)
 MAX_SET_MS = const(86_400_000)  # 24 h: the largest time an arbiter may set
 MAX_SET_MOVES = const(999)
-SNAPSHOT_VERSION = const(3)  # 3: + the us parts; 2: + ot_left; 1 and 2 are still restored
-_SNAP_LEN = const(29)
-_SNAP_LEN_V2 = const(26)
-_SNAP_LEN_V1 = const(24)
-G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
-G4_BONUS_MS = const(5_000)
-G4_EXTRA_MS = const(120_000)
-_INT32 = const(0x7FFFFFFF)  # the log's "i" arrays hold 32-bit ints
-_CEILING_MS = const(1 << 29)  # restore's bound on any saved time (6.2 days): sums stay small
 _US = const(1000)  # us per ms: the us part of a pair is 0.._US - 1
 _HALF_MS = const(500)  # the move log rounds a us part of at least this up
 
@@ -219,8 +146,9 @@ def _zeros(typecode):
 
 class Game:
     """One game on a two-sided clock. Read the public attributes, change them only through
-    the methods. `main[s]` ms + `main_us[s]` us is side s's main time at the start of its
-    current move (the stopwatch: the time used before it)."""
+    the methods (and the functions of game_state.py). `main[s]` ms +
+    `main_us[s]` us is side s's main time at the start of its current move (the stopwatch:
+    the time used before it)."""
 
     def __init__(
         self, control, freeze=True, inc_before=False, transition=TRANSITION_MOVES, min_move_ms=0
@@ -263,12 +191,7 @@ class Game:
         self.controls = (left, right)  # side s plays under controls[s]
         self.mode = left.mode  # one mode for both sides
         self.ot_mode = left.ot_count > 0  # byo-yomi or Canadian: both sides have overtime
-        if freeze is not None:
-            self.freeze = bool(freeze)
-        if inc_before is not None:
-            self.inc_before = bool(inc_before)
-        if transition is not None:
-            self.transition = transition
+        self.set_rules(freeze, inc_before, transition)
         mode = self.mode
         upcount = mode == MODE_UPCOUNT
         for s in (0, 1):
@@ -317,12 +240,31 @@ class Game:
         self.reason = 0
         self.log_count = 0  # half-moves ever logged (the ring holds the last LOG_CAPACITY)
         # Opaque number the shell gives this game (0 = none yet): the saved state and the
-        # archived record both carry it (archive.py). Not part of snapshot().
+        # archived record both carry it (archive.py). Not part of the snapshot (game_state.py).
         self.ident = 0
         # Instant of the last state change (ms + us); earlier instants are taken as it.
         self.last_event = 0
         self.last_us = 0
         self.arbiter_log = []
+
+    def set_rules(self, freeze=None, inc_before=None, transition=None):
+        """The rule options (the module doc), each kept unless given. `inc_before` takes
+        effect at the next reset (its first increment is granted there), `freeze` and
+        `transition` at the next flag, deadline or move."""
+        if freeze is not None:
+            self.freeze = bool(freeze)
+        if inc_before is not None:
+            self.inc_before = bool(inc_before)
+        if transition is not None:
+            self.transition = transition
+
+    def set_min_move(self, ms):
+        """Presses by the side whose clock started less than `ms` ago are ignored (0: off)."""
+        self.min_move_ms = ms
+
+    def set_ident(self, ident):
+        """The shell's opaque number for this game (`ident`; 0: none yet)."""
+        self.ident = ident
 
     # ------------------------------------------------------------ queries
     # No @property on Game: MicroPython looks every attribute store of an instance up in
@@ -777,8 +719,8 @@ class Game:
     def log_rows(self, packed=False):
         """Yield the kept half-moves, oldest first, as log_entries() gives them, or with
         `packed` as stored: (side | move_no << 1 | ot << 16, used_ms, left_ms), the form
-        restore_log() takes back. A generator (one small tuple at a time): for saving and
-        export while the clock is stopped, never on the hot path."""
+        game_state.restore_log() takes back. A generator (one small tuple at a time): for
+        saving and export while the clock is stopped, never on the hot path."""
         n = self.log_count
         ot = self.ot_mode
         for k in range(n - self.log_kept(), n):
@@ -799,37 +741,6 @@ class Game:
         then the time of the period / left in the block). Allocates: for export, never on
         the hot path."""
         return list(self.log_rows())
-
-    def restore_log(self, count, flat):
-        """Load a move log saved beside a snapshot; call it after restore(), which empties the
-        log. `count`: half-moves logged in the whole game (log_count); `flat`: the newest
-        min(count, LOG_CAPACITY) of them, oldest first, three ints each as log_rows(True)
-        yields them (packed = side | move_no << 1 | ot << 16 with move_no >= 1 and ot the
-        overtime counter of log_entries, 0 in other modes; used_ms >= 0; left_ms >= 0; each
-        below 2**31). Returns OK, or ERR_RANGE and nothing changed."""
-        if type(count) is not int or count < 0 or count > _INT32:
-            return ERR_RANGE
-        kept = count if count < LOG_CAPACITY else LOG_CAPACITY
-        try:
-            if len(flat) != 3 * kept:
-                return ERR_RANGE
-        except TypeError:
-            return ERR_RANGE
-        for j in range(3 * kept):
-            v = flat[j]
-            if type(v) is not int or not 0 <= v <= _INT32:
-                return ERR_RANGE
-            if j % 3 == 0 and not (2 <= v & 0xFFFF and v >> 16 <= 0xFF):
-                return ERR_RANGE  # move_no >= 1 in the ring's 16 bits; ot in log_ot's 8
-        first = count - kept
-        for j in range(kept):
-            i = (first + j) % LOG_CAPACITY
-            self.log_move[i] = flat[3 * j] & 0xFFFF
-            self.log_ot[i] = flat[3 * j] >> 16
-            self.log_used[i] = flat[3 * j + 1]
-            self.log_left[i] = flat[3 * j + 2]
-        self.log_count = count
-        return OK
 
     # ---------------------------------------------------- pause and arbiter
     def pause(self, at):
@@ -872,348 +783,8 @@ class Game:
         self._note(at, ACT_RESUME, self.running, 0)
         return OK
 
-    def _correctable(self, side):
-        if side != 0 and side != 1:
-            return ERR_SIDE
-        if self.state in (RUNNING, FINISHED):
-            return ERR_STATE
-        return OK
-
-    def set_time(self, side, ms, at):
-        """Arbiter: side `side` shall have `ms` left (6.10b, 7.5). Allowed before the start,
-        while paused and after a flag; a positive time lifts that side's fallen flag and
-        leaves the game paused."""
-        err = self._correctable(side)
-        if err:
-            return err
-        if not (isinstance(ms, int) and 0 <= ms <= MAX_SET_MS):
-            return ERR_RANGE
-        self._set_remaining(side, ms, 0)
-        self._note(at, ACT_SET_TIME, side, ms)
-        return OK
-
-    def _set_remaining(self, side, ms, us):
-        """Side's exact time (or used time) := ms + us (us 0..999)."""
-        mode = self.mode
-        self._elapsed(0, 0)  # not running: the instant does not matter
-        if (mode == MODE_HOURGLASS or mode == MODE_UPCOUNT) and self.state == PAUSED:
-            # Fold the paused move into both clocks first, so that correcting one side
-            # cannot change what the hourglass moves to the other (no delay to lose here),
-            # and a stopwatch set below its paused move's time keeps main >= 0 (a snapshot
-            # with a negative main time would not be restored).
-            self._fold()
-            self.paused_elapsed = 0
-            self.paused_us = 0
-            self._elapsed(0, 0)
-        self._offset(side)
-        m = ms + self._om
-        u = us + self._ou
-        if u >= _US:
-            u -= _US
-            m += 1
-        self.main[side] = m
-        self.main_us[side] = u
-        if (ms > 0 or us > 0) and self.flagged[side]:
-            self.flagged[side] = 0
-            self.first_flag = (1 - side) if self.flagged[1 - side] else -1
-            if self.state == FLAGGED:
-                self.paused_elapsed = 0
-                self.paused_us = 0
-                self.state = PAUSED
-
-    def add_time(self, side, ms, at):
-        """Arbiter: add `ms` (may be negative, not below zero) to side's time (7.5, G.6)."""
-        err = self._correctable(side)
-        if err:
-            return err
-        if not isinstance(ms, int):
-            return ERR_RANGE
-        self._elapsed(at, 0)
-        self._left(side)
-        new = self._rm + ms  # the exact time's us part stays
-        us = self._ru
-        if new < 0 or new > MAX_SET_MS or (new == MAX_SET_MS and us):
-            return ERR_RANGE
-        self._set_remaining(side, new, us)
-        self._note(at, ACT_ADD_TIME, side, ms)
-        return OK
-
-    def set_moves(self, side, n, at):
-        """Arbiter: correct side's completed-move counter."""
-        err = self._correctable(side)
-        if err:
-            return err
-        if not (isinstance(n, int) and 0 <= n <= MAX_SET_MOVES):
-            return ERR_RANGE
-        self.moves[side] = n
-        self._note(at, ACT_SET_MOVES, side, n)
-        return OK
-
-    def set_period(self, side, p, at):
-        """Arbiter: correct side's current period (its time is set separately)."""
-        err = self._correctable(side)
-        if err:
-            return err
-        if not (isinstance(p, int) and 0 <= p <= self.controls[side].last()):
-            return ERR_RANGE
-        self.period[side] = p
-        self._note(at, ACT_SET_PERIOD, side, p)
-        return OK
-
-    def set_overtime(self, side, n, at):
-        """Arbiter: correct side's byo-yomi periods left (the current one included) or its
-        Canadian moves still to make in the block: 1..the control's count. Its time is set
-        separately (set_time); ERR_NOT_APPLICABLE without overtime."""
-        err = self._correctable(side)
-        if err:
-            return err
-        count = self.controls[side].ot_count
-        if not count:
-            return ERR_NOT_APPLICABLE
-        if not (isinstance(n, int) and 1 <= n <= count):
-            return ERR_RANGE
-        self.ot_left[side] = n
-        self._note(at, ACT_SET_OVERTIME, side, n)
-        return OK
-
-    def appendix_g4(self, requester, kind, at):
-        """Appendix G.4: the player on move, with less than two minutes left, asks for a 5 s
-        increment (`BONUS_FISCHER`) or delay (`BONUS_DELAY`) for both players for the rest of
-        the game; the opponent gets two extra minutes. Only while paused, only in a countdown
-        game without any increment or delay. The new bonus applies from this instant on."""
-        if requester != 0 and requester != 1:
-            return ERR_SIDE
-        if self.state != PAUSED:
-            return ERR_STATE
-        if kind != BONUS_FISCHER and kind != BONUS_DELAY:
-            return ERR_RANGE
-        if (
-            self.mode != MODE_COUNTDOWN
-            or self.controls[0].has_bonus()
-            or self.controls[1].has_bonus()  # either side's control: G.4 is for both
-            or self.g4_applied
-            or self.flagged[0]
-            or self.flagged[1]  # a fallen flag is ruled on, not given time
-            or requester != self.running
-        ):
-            return ERR_NOT_APPLICABLE
-        self._elapsed(at, 0)
-        self._left(requester)
-        if self._rm >= G4_LIMIT_MS:  # exactly: 119 999.999 ms is less than two minutes
-            return ERR_NOT_APPLICABLE
-        # Fold the part of the move already played so the delay is not applied to it.
-        s = self.running
-        self.main[s] = self._rm
-        self.main_us[s] = self._ru
-        self.paused_elapsed = 0
-        self.paused_us = 0
-        self.override_bonus = kind
-        self.override_ms = G4_BONUS_MS
-        self.g4_applied = True
-        if kind == BONUS_DELAY:
-            self._delay = True
-        other = 1 - requester
-        self._elapsed(at, 0)
-        self._left(other)
-        self._set_remaining(other, self._rm + G4_EXTRA_MS, self._ru)
-        self._note(at, ACT_G4, requester, kind)
-        return OK
-
-    def win_of(self, colour):
-        """The result of a win for `colour` (WHITE / BLACK): RESULT_LEFT_WINS or
-        RESULT_RIGHT_WINS by the side that has it, RESULT_NONE before the first press (who
-        has White is not known yet)."""
-        if self.white < 0 or (colour != WHITE and colour != BLACK):
-            return RESULT_NONE
-        side = self.white if colour == WHITE else 1 - self.white
-        return RESULT_LEFT_WINS if side == 0 else RESULT_RIGHT_WINS
-
-    def draw_result(self):
-        """What finish() records for a draw: RESULT_DRAW, or with draw odds (and White
-        known) the win of the colour that has them. The UI shows it before it is
-        confirmed."""
-        if self.draw_odds == DRAW_ODDS_NONE or self.white < 0:
-            return RESULT_DRAW
-        return self.win_of(WHITE if self.draw_odds == DRAW_ODDS_WHITE else BLACK)
-
-    def finish(self, result, reason, at):
-        """Record the result the arbiter confirmed; the clocks stop for good. `reason` is the
-        shell's (a small int, kept as it is). Refused (ERR_STATE) before the first press and
-        once finished. A draw in a game whose control gives draw odds to a colour is that
-        colour's win: `result` becomes it and `reason` gets the bit BY_DRAW_ODDS (its other
-        bits still say how the game was drawn)."""
-        if result not in (RESULT_LEFT_WINS, RESULT_RIGHT_WINS, RESULT_DRAW):
-            return ERR_RANGE
-        if not isinstance(reason, int) or not 0 <= reason < BY_DRAW_ODDS:
-            return ERR_RANGE
-        if self.state == READY or self.state == FINISHED:
-            return ERR_STATE
-        if result == RESULT_DRAW:
-            result = self.draw_result()
-            if result != RESULT_DRAW:
-                reason |= BY_DRAW_ODDS
-        if self.state == RUNNING:
-            self.pause(at)
-        if self.state == PAUSED:
-            self._elapsed(at, 0)
-            self._fold()  # both at once: the hourglass opponent's share needs the mover's
-            self.paused_elapsed = 0
-            self.paused_us = 0
-        self.result = result
-        self.reason = reason
-        self.state = FINISHED
-        self._note(at, ACT_FINISH, -1, result)
-        return OK
-
     def _note(self, at, action, side, value):
         log = self.arbiter_log
         if len(log) >= ARBITER_LOG_CAPACITY:
             del log[0]  # bounded: a long game of many pauses must not eat the heap
         log.append((at, action, side, value))
-
-    # ------------------------------------------------------ power loss
-    def snapshot(self):
-        """The game as a list of ints (for /game.json); restore() reads it back paused. The
-        12 scalars, the per-side pairs of _saved_pairs(), then (version 3) the us parts:
-        paused_us, main_us[0], main_us[1]."""
-        if self.state == RUNNING:
-            raise ValueError("pause before saving")
-        return self._snap(self.state, self.paused_elapsed, self.paused_us)
-
-    def snapshot_at(self, at, at_us=0):
-        """The snapshot of this game as if paused at the instant at.at_us (ms, us 0..999),
-        without changing it: a running game's move is charged up to that instant (the last
-        event when it is earlier), exactly as pause() would. A stopped game gives
-        snapshot(). For the journal (app.py): call it after tick(at, at_us), so no
-        deadline before the instant is pending. Allocates the list."""
-        if self.state != RUNNING:
-            return self.snapshot()
-        self._elapsed(at, at_us)
-        return self._snap(PAUSED, self._em, self._eu)
-
-    def _snap(self, state, paused_ms, paused_us):
-        snap = [
-            SNAPSHOT_VERSION,
-            state,
-            self.running,
-            self.white,
-            paused_ms,
-            self.first_flag,
-            self.first_passed,
-            self.override_bonus,
-            self.override_ms,
-            1 if self.g4_applied else 0,
-            self.result,
-            self.reason,
-        ]
-        for arr in self._saved_pairs():
-            snap.append(arr[0])
-            snap.append(arr[1])
-        snap.append(paused_us)
-        snap.append(self.main_us[0])
-        snap.append(self.main_us[1])
-        return snap
-
-    def _saved_pairs(self):
-        """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
-        return (
-            self.main,
-            self.moves,
-            self.period,
-            self.flagged,
-            self.markers,
-            self.marker_moves,
-            self.ot_left,
-        )
-
-    def _most(self, s, moves, g4):
-        """The most time side s can hold after `moves` moves in any game of its control:
-        the arbiter's largest setting (24 h) plus every period its control grants, its
-        largest increment for each move and one more (inc_before), G.4's extra two minutes
-        and its 5 s a move when `g4`, and in an hourglass all that the other side can hold
-        on top (restore()'s bound)."""
-        most = MAX_SET_MS
-        inc = 0
-        for p in self.controls[s].periods:  # the overtime stage's time included
-            most += p[0]
-            if p[2] == BONUS_FISCHER and p[3] > inc:
-                inc = p[3]
-        most += inc * (moves + 1)
-        if g4:
-            most += G4_EXTRA_MS + G4_BONUS_MS * (moves + 1)
-        if self.mode == MODE_HOURGLASS:
-            most += MAX_SET_MS + self.controls[1 - s].periods[0][0]
-        elif self.mode == MODE_UPCOUNT:
-            most = _CEILING_MS  # the stopwatch: used time, as long as the game lasts
-        return most
-
-    def restore(self, snap):
-        """Load a snapshot() into this game (same control, both sides). Returns OK or
-        ERR_RANGE, in which case nothing changed. A time is refused only above what its side
-        can hold under its control (_most): carry-over, byo-yomi periods re-based during a
-        long move and increments may each pass 24 h in a valid game. Times of past events
-        restart at 0 (a new power-up); the times held come back exact to the us. Version 2
-        snapshots (whole ms) are restored with us parts 0; version 1 ones
-        (before overtime modes, no ot_left) too, for controls without overtime, and refused
-        for byo-yomi / Canadian ones."""
-        ot = self.ot_mode
-        if not isinstance(snap, list) or not snap:
-            return ERR_RANGE
-        if snap[0] == 1 and len(snap) == _SNAP_LEN_V1 and not ot:
-            snap = snap + [0, 0, 0, 0, 0]  # no overtime: ot_left is 0; whole ms
-        elif snap[0] == 2 and len(snap) == _SNAP_LEN_V2:
-            snap = snap + [0, 0, 0]  # whole ms
-        elif snap[0] != SNAPSHOT_VERSION or len(snap) != _SNAP_LEN:
-            return ERR_RANGE
-        for v in snap:
-            if not isinstance(v, int):
-                return ERR_RANGE
-        state, running, white = snap[1], snap[2], snap[3]
-        if state not in (READY, PAUSED, FLAGGED, FINISHED) or not -1 <= running <= 1:
-            return ERR_RANGE
-        if not -1 <= white <= 1 or (state != READY and running < 0):
-            return ERR_RANGE
-        pairs = snap[12:]
-        if not 0 <= snap[4] <= _CEILING_MS:
-            return ERR_RANGE
-        for s in (0, 1):
-            if not 0 <= pairs[2 + s] <= MAX_SET_MS:
-                return ERR_RANGE  # moves
-            if not 0 <= pairs[4 + s] <= self.controls[s].last():
-                return ERR_RANGE  # period
-            # main: what the side holds (for the side on move of a paused game: at the
-            # start of its move, so that move's part so far is over it) within what it can
-            # hold under its control
-            held = pairs[s]
-            if state == PAUSED and s == running:
-                held -= snap[4]
-            if not (0 <= pairs[s] <= _CEILING_MS and held <= self._most(s, pairs[2 + s], snap[9])):
-                return ERR_RANGE
-        if pairs[6] not in (0, 1) or pairs[7] not in (0, 1):
-            return ERR_RANGE  # flagged: 0/1 (a byte array would wrap or reject the rest)
-        if not (-1 <= snap[5] <= 1 and -1 <= snap[6] <= 1):
-            return ERR_RANGE  # the first flag / first to pass a control: a side or -1
-        for s in (0, 1):
-            v = pairs[12 + s]
-            count = self.controls[s].ot_count
-            if not (1 <= v <= count if count else v == 0):
-                return ERR_RANGE
-        for v in pairs[14:]:
-            if not 0 <= v < _US:
-                return ERR_RANGE  # the us parts
-        self.reset(self.control)
-        self.state, self.running, self.white = state, running, white
-        self.paused_elapsed = snap[4]
-        self.paused_us = pairs[14]
-        self.main_us[0] = pairs[15]
-        self.main_us[1] = pairs[16]
-        self.first_flag, self.first_passed = snap[5], snap[6]
-        self.override_bonus, self.override_ms = snap[7], snap[8]
-        if self.override_bonus == BONUS_DELAY and self.mode == MODE_COUNTDOWN:
-            self._delay = True  # G.4's delay, for the rest of the game
-        self.g4_applied = bool(snap[9])
-        self.result, self.reason = snap[10], snap[11]
-        for i, arr in enumerate(self._saved_pairs()):
-            arr[0] = pairs[2 * i]
-            arr[1] = pairs[2 * i + 1]
-        return OK

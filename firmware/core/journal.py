@@ -3,9 +3,10 @@ as of its newest whole record. Pure module: bytes in, values out; no file, no cl
 shell's journal_files.py writes and reads the files).
 
 While a clock runs, the shell writes after each press (and every JOURNAL_MS while a side
-thinks) one state record: the game as if paused at the record's instant (Game.snapshot_at)
-with the half-moves of its log that no chunk holds yet. Three kinds of file, each small
-enough to stay inside one littlefs metadata commit (one 256-byte page on the rp2):
+thinks) one state record: the game as if paused at the record's instant
+(game_state.snapshot_at) with the half-moves of its log that no chunk holds yet. Three
+kinds of file, each small enough to stay inside one littlefs metadata commit (one 256-byte
+page on the rp2):
 
 - the head (JSON, written once when the journal starts): the game's identity, its control,
   its rules (freeze, increment timing, period transition), `n0` the half-moves logged before
@@ -93,7 +94,7 @@ def _rows_into(buf, game, first, end):
 
 def encode_state(seq, ident, count, snap, game=None, first=0):
     """The state record (bytes) of sequence number `seq` for the game `ident` whose log holds
-    `count` half-moves, `snap` its snapshot (Game.snapshot_at), with the rows first..count-1
+    `count` half-moves, `snap` its snapshot (game_state.snapshot_at), with the rows first..count-1
     of `game`'s log (none without a game)."""
     buf = bytearray((_MAGIC, VERSION))
     _put(buf, seq)
@@ -213,11 +214,11 @@ def chunks_for(n0, count, first):
 
 
 def gather(ident, n0, count, first, rows, chunks, base_log):
-    """The log for restore_log(count, ...): the rows min(count, LOG_CAPACITY) back from
-    `count`, three ints each, oldest first. The record's own `rows` (half-moves first..
-    count-1), below them the chunks (a dict chunk index -> bytes) down to `n0`, and below n0
-    `base_log` (the base game's saved log: its newest rows up to n0, three ints each; None
-    when the base is not there). None when a row is missing."""
+    """The log for game_state.restore_log(game, count, ...): the rows min(count,
+    LOG_CAPACITY) back from `count`, three ints each, oldest first. The record's own `rows`
+    (half-moves first..count-1), below them the chunks (a dict chunk index -> bytes) down
+    to `n0`, and below n0 `base_log` (the base game's saved log: its newest rows up to n0,
+    three ints each; None when the base is not there). None when a row is missing."""
     lo = kept_from(count)
     flat = []
     if lo < n0:

@@ -29,7 +29,7 @@ side (0 left, 1 right, as the arbiter places the clock) its own TimeControl; bot
 mode (countdown, hourglass, byo-yomi or Canadian; a stopwatch has nothing to differ), each
 side its own periods, bonuses and overtime. `draw_odds` gives a drawn game to one *colour*
 (DRAW_ODDS_WHITE / DRAW_ODDS_BLACK: Armageddon's Black), known only once the first press
-says who has White; the engine turns the draw into that colour's win (engine.Game.finish).
+says who has White; the engine turns the draw into that colour's win (game_state.finish).
 Draw odds make the colours part of the control, so an Odds also says which physical side is
 White's, `white` (0: the left, as the presets and the custom editor set it; `swapped()`
 moves it with the controls): the engine refuses a first press from that side (6.5: Black

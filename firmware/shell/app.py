@@ -110,7 +110,7 @@ class App:
         self.mono = MonoClock(time.ticks_us())
         s, status = settings_mod.load(root, presets.COUNT, fs)
         self.ui = ui_mod.Ui(s)
-        self.ui.game.min_move_ms = BOTH_LEVERS_MS
+        self.ui.game.set_min_move(BOTH_LEVERS_MS)
         self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
         self.journal.pending = board.levers.pending  # a tidy gives way to a press

@@ -76,11 +76,13 @@ class Files:
         if saved is None:
             return
         g = self.ui.game
-        g.ident = saved["id"]
+        g.set_ident(saved["id"])
         opts = saved["opts"]  # the rules the game began with; the settings may have been reset
         if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
-            g.freeze, g.inc_before, g.transition = bool(opts[0]), bool(opts[1]), opts[2]
-        if g.restore_log(saved["n"], saved["log"]) != E.OK:
+            g.set_rules(opts[0], opts[1], opts[2])
+        import game_state  # here, not at boot: its code takes RAM only once a game is restored
+
+        if game_state.restore_log(g, saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
         if self.journal.resumed(saved):
             self.save_game(now)  # game.json takes the journal's game; the journal retires

@@ -109,7 +109,7 @@ class Journaling:
         try:
             if not j.active():
                 if not g.ident:
-                    g.ident = archive.new_ident()
+                    g.set_ident(archive.new_ident())
                 j.start(g, self.ui.settings["control"], self.base)
             while not j.write(g, at, at_us) and n > 1:
                 pending = self.pending
@@ -151,7 +151,9 @@ class Journaling:
     def saved(self, g):
         """game.json now holds Game `g` (paused or flagged): the next journal starts from
         it, and this one retires."""
-        self.base = (g.log_count, journal.tag(g.snapshot()))
+        import game_state  # here, not at boot: its code takes RAM only once a game is saved
+
+        self.base = (g.log_count, journal.tag(game_state.snapshot(g)))
         self.retire()
 
     def forget(self):

@@ -70,13 +70,15 @@ def save(root, game, control, fs=os):
     """Write the stopped `game` (PAUSED, FLAGGED or FINISHED) to game.json with its move
     log, giving it an identity first if it has none. `control` is the settings' control
     dict it was started with. True when written."""
+    import game_state  # here, not at boot: its code takes RAM only once a game is saved
+
     if not game.ident:
-        game.ident = new_ident()
+        game.set_ident(new_ident())
     state = {
         "v": 1,
         "id": game.ident,
         "control": control,
-        "snap": game.snapshot(),
+        "snap": game_state.snapshot(game),
         "opts": [int(game.freeze), int(game.inc_before), game.transition],
         "n": game.log_count,
     }
@@ -149,16 +151,18 @@ def settle(root, game, saved, fs=os):
     its control: carry out the table of the module doc. Returns NONE, OFFER, RESULT or
     RESULT_UNSAVED; for RESULT* the finished game (with its log) is left in `game`, for the
     others `game` holds the saved state and the caller resets or offers it."""
+    import game_state  # here, not at boot: its code takes RAM only once a game is restored
+
     ident = saved["id"]
     recorded = gamelog.find_game(root, ident, fs) is not None
-    if game.restore(saved["snap"]) != E.OK:
+    if game_state.restore(game, saved["snap"]) != E.OK:
         if recorded:  # already in games/: nothing to offer, whatever the snapshot says
             settings_mod.clear_game(root, fs)
             return NONE
         return OFFER  # the resume offer reports it (rES Err)
-    game.ident = ident
+    game.set_ident(ident)
     if game.state == E.FINISHED:
-        game.restore_log(saved["n"], saved["log"])  # refused: recorded without moves
+        game_state.restore_log(game, saved["n"], saved["log"])  # refused: recorded without moves
         if not recorded and write_record(root, game, fs) is None:
             return RESULT_UNSAVED
         settings_mod.clear_game(root, fs)

@@ -95,7 +95,7 @@ class Journal:
 
     def write(self, game, at, at_us):
         """One record: the chunks completed since the last one, then the state as if paused
-        at at.at_us (Game.snapshot_at) with the rows no chunk holds. True when one of its
+        at at.at_us (game_state.snapshot_at) with the rows no chunk holds. True when one of its
         writes compacted the directory's metadata (journal_tidy.py). Raises OSError when a
         write fails (the journal stops)."""
         count = game.log_count
@@ -114,7 +114,9 @@ class Journal:
                 k = end
                 self.rows = k
             self.seq += 1
-            snap = game.snapshot_at(at, at_us)
+            import game_state  # here, not at boot: its code takes RAM only once a game is saved
+
+            snap = game_state.snapshot_at(game, at, at_us)
             data = J.encode_state(self.seq, self.ident, count, snap, game, k)
             if self._put(self.slots[self.seq & 1], data, self.seq <= 2):  # start() removed both
                 compacted = True

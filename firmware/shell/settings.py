@@ -37,12 +37,12 @@ Integers are JSON integers: true/false or 4.0 are not a brightness, 1 is not a b
 
 Resume state (/game.json; written by archive.py while the clocks are stopped):
   {"v": 1, "id": <game identity, 0..2**31-1; 0 = none>, "control": <control as above>,
-   "snap": [<engine.Game.snapshot() ints>], "opts": [freeze, inc_before, transition],
+   "snap": [<game_state.snapshot() ints>], "opts": [freeze, inc_before, transition],
    "n": <half-moves logged in the whole game>,
    "log": [packed, used_ms, left_ms, ...]}
 "log" holds the newest min(n, LOG_ROWS) half-moves, oldest first, three ints each in the
 engine ring's own form (packed = side | move_no << 1 | ot << 16, ot the overtime counter;
-Game.log_rows(True) / Game.restore_log()). Files from before the log (no "id", "n", "log")
+Game.log_rows(True) / game_state.restore_log()). Files from before the log (no "id", "n", "log")
 load with 0, 0, [].
 The file is written in small chunks and parsed straight from flash (storage.read_json with
 stream=True), never held as one string: at most about 17 KB for a 600-half-move log

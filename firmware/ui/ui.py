@@ -122,10 +122,7 @@ class Ui:
     def apply_options(self):
         """The settings' rules into the engine: freeze, increment timing, period transition."""
         s = self.settings
-        g = self.game
-        g.freeze = s["freeze"]
-        g.inc_before = s["inc_before"]
-        g.transition = s["transition"]
+        self.game.set_rules(s["freeze"], s["inc_before"], s["transition"])
 
     def swap_sides(self):
         """The ready screen's PLAY: the two sides' controls exchange (the board was set up

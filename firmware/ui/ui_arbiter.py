@@ -132,24 +132,26 @@ class ArbiterMenu(Screen):
 
     def _commit(self, now):
         """Apply the edited value of the current item to the engine (logged there)."""
+        import game_state  # here, not at boot: its code takes RAM only once the arbiter acts
+
         g = self.ui.game
         item = self.cursor
         if item <= _A_RIGHT_SEC:
             side = 0 if item <= _A_LEFT_SEC else 1
             if self.value != g.remaining(side, now):
-                g.set_time(side, self.value, now)
+                game_state.set_time(g, side, self.value, now)
         elif item <= _A_RIGHT_MOVES:
             side = item - _A_LEFT_MOVES
             if self.value != g.moves[side]:
-                g.set_moves(side, self.value, now)
+                game_state.set_moves(g, side, self.value, now)
         elif item <= _A_RIGHT_PERIOD:
             side = item - _A_LEFT_PERIOD
             if self.value != g.period[side]:
-                g.set_period(side, self.value, now)
+                game_state.set_period(g, side, self.value, now)
         elif item <= _A_RIGHT_OT:
             side = item - _A_LEFT_OT
             if self.value != g.ot_left[side]:
-                g.set_overtime(side, self.value, now)
+                game_state.set_overtime(g, side, self.value, now)
 
     def key(self, button, kind, now):
         ui = self.ui
@@ -166,26 +168,29 @@ class ArbiterMenu(Screen):
             return 0
         if button == _PLAY and kind == _SHORT:
             # An action item does its action; any other item is applied, and the menu left.
+            import game_state  # here, not at boot: its code takes RAM only once the arbiter acts
+
             if item in (_A_ADD_LEFT, _A_ADD_RIGHT):
-                if g.add_time(item - _A_ADD_LEFT, 120_000, now) != E.OK:
+                if game_state.add_time(g, item - _A_ADD_LEFT, 120_000, now) != E.OK:
                     return _REQ_BEEP
                 # "donE", not "OK": K has no seven-segment glyph (segments.py)
                 ui.show_message(b"Add ", b"donE", now, _S_ARBITER)
                 return 0
             if item == _A_G4:
-                if g.appendix_g4(g.running, self.g4_kind, now) != E.OK:
+                if game_state.appendix_g4(g, g.running, self.g4_kind, now) != E.OK:
                     ui.show_message(b"G4  ", b" no ", now, _S_ARBITER)
                     return _REQ_BEEP
                 ui.show_message(b"G4  ", b"donE", now, _S_ARBITER)
                 return _REQ_SAVE_GAME
             if item == A_DEAD:
-                g.finish(E.RESULT_DRAW, _REASON_DEAD, now)
+                game_state.finish(g, E.RESULT_DRAW, _REASON_DEAD, now)
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME
             if item == A_RESULT and self.value != _RESULT_NONE:
                 v = self.value
-                result = E.RESULT_DRAW if v == 3 else g.win_of(E.WHITE if v == 1 else E.BLACK)
-                if g.finish(result, _REASON_RESULT, now) != E.OK:
+                colour = E.WHITE if v == 1 else E.BLACK
+                result = E.RESULT_DRAW if v == 3 else game_state.win_of(g, colour)
+                if game_state.finish(g, result, _REASON_RESULT, now) != E.OK:
                     return _REQ_BEEP  # refused by the engine: nothing changed
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME

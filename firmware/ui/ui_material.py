@@ -98,13 +98,17 @@ class MaterialEntry(Screen):
         return 0
 
     def _confirm(self, now):
+        import game_state  # here, not at boot: its code takes RAM only once the arbiter acts
+
         g = self.ui.game
         flagged = g.first_flag
         if self.flag_result == material.DRAW:
             result = E.RESULT_DRAW
         else:
             result = E.RESULT_RIGHT_WINS if flagged == 0 else E.RESULT_LEFT_WINS
-        g.finish(result, _REASON_FLAG if self.choice != material.OPP_DEAD else _REASON_DEAD, now)
+        game_state.finish(
+            g, result, _REASON_FLAG if self.choice != material.OPP_DEAD else _REASON_DEAD, now
+        )
         self.ui.go(_S_GAME)
         return _REQ_LOG_GAME | _REQ_CLEAR_GAME
 
@@ -113,8 +117,10 @@ class MaterialEntry(Screen):
             g = self.ui.game
             if self.flag_result == material.LOSS:
                 self.put_result(1 if g.first_flag == 0 else 0)
-            else:  # a draw, or with draw odds the win of their colour (engine.draw_result)
-                r = g.draw_result()
+            else:  # a draw, or with draw odds the win of their colour (game_state.draw_result)
+                import game_state  # here, not at boot (see _confirm)
+
+                r = game_state.draw_result(g)
                 self.put_result(2 if r == E.RESULT_DRAW else (0 if r == E.RESULT_LEFT_WINS else 1))
             return
         if self.asking:

@@ -91,7 +91,9 @@ class ResumeOffer(Screen):
             snap = self.snapshot
             self.snapshot = None
             ui.go(_S_GAME)
-            if self.yes and snap is not None and ui.game.restore(snap) == E.OK:
+            import game_state  # here, not at boot: its code takes RAM only once a game is restored
+
+            if self.yes and snap is not None and game_state.restore(ui.game, snap) == E.OK:
                 return _REQ_RESUMED
             ui.new_game()  # before the message: new_game() shows the game screen
             if self.yes:

@@ -32,6 +32,7 @@ of a ms); the engine gets the instant base_us + t as its ms and its us.
 """
 
 import engine as E
+import game_state
 from timecontrol import (
     BONUS_BRONSTEIN,
     BONUS_DELAY,
@@ -274,13 +275,13 @@ class Referee:
         folded = False  # a correction in this pause
         if kind == "add":
             ms = (arg % 7) * 1000
-            if self.m.flag[s] is None and g.add_time(s, ms, at) == E.OK:
+            if self.m.flag[s] is None and game_state.add_time(g, s, ms, at) == E.OK:
                 self.m.left[s] += ms * US
                 folded = True
             pause_ms = 1000
         elif kind == "set":
             ms = 1000 + (arg % 90) * 1000
-            if self.m.flag[s] is None and g.set_time(s, ms, at) == E.OK:
+            if self.m.flag[s] is None and game_state.set_time(g, s, ms, at) == E.OK:
                 self.m.left[s] = ms * US
                 folded = True
             pause_ms = 1000

@@ -7,6 +7,7 @@ Times are ms on the shell's monotonic clock; T0 is deliberately large.
 import unittest
 
 import engine as E
+import game_state
 import presets
 from timecontrol import (
     BONUS_BRONSTEIN,
@@ -250,27 +251,27 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
 
     def test_corrections_need_a_stopped_clock(self):
         g = started(single(300))
-        self.assertEqual(g.set_time(LEFT, 100_000, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0), E.ERR_STATE)
         g.pause(T0 + 1_000)
-        self.assertEqual(g.set_time(LEFT, 100_000, T0 + 2_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0 + 2_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 2_000), 100_000)
 
     def test_nonsense_is_refused_and_changes_nothing(self):
         g = started(single(300))
         g.pause(T0 + 1_000)
-        before = g.snapshot()
-        self.assertEqual(g.set_time(LEFT, -1, T0), E.ERR_RANGE)
-        self.assertEqual(g.set_time(2, 1_000, T0), E.ERR_SIDE)
-        self.assertEqual(g.set_moves(LEFT, -3, T0), E.ERR_RANGE)
-        self.assertEqual(g.set_period(LEFT, 1, T0), E.ERR_RANGE)  # one period only
-        self.assertEqual(g.add_time(LEFT, -400_000, T0), E.ERR_RANGE)
-        self.assertEqual(g.snapshot(), before)
+        before = game_state.snapshot(g)
+        self.assertEqual(game_state.set_time(g, LEFT, -1, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_time(g, 2, 1_000, T0), E.ERR_SIDE)
+        self.assertEqual(game_state.set_moves(g, LEFT, -3, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_period(g, LEFT, 1, T0), E.ERR_RANGE)  # one period only
+        self.assertEqual(game_state.add_time(g, LEFT, -400_000, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.snapshot(g), before)
 
     def test_set_time_of_the_side_on_move_while_paused(self):
         g = started(single(300, BONUS_DELAY, 5))
         g.pause(T0 + 9_000)  # 4 s of main time used in this move
         self.assertEqual(g.remaining(RIGHT, T0 + 9_000), 296_000)
-        g.set_time(RIGHT, 200_000, T0 + 10_000)
+        game_state.set_time(g, RIGHT, 200_000, T0 + 10_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 10_000), 200_000)
         g.resume(T0 + 20_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 21_000), 199_000)
@@ -278,7 +279,7 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_add_two_minutes_to_one_side(self):  # 7.5 illegal move penalty, G.6
         g = started(single(300))
         g.pause(T0 + 1_000)
-        self.assertEqual(g.add_time(LEFT, 2 * MIN, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.add_time(g, LEFT, 2 * MIN, T0 + 1_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 1_000), 420_000)
         self.assertEqual(len(g.arbiter_log), 2)  # pause + add
 
@@ -296,9 +297,9 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_correct_moves_and_period(self):  # 6.10b
         g = started(presets.control(13))
         g.pause(T0 + 1_000)
-        self.assertEqual(g.set_moves(RIGHT, 40, T0), E.OK)
-        self.assertEqual(g.set_period(RIGHT, 1, T0), E.OK)
-        self.assertEqual(g.set_time(RIGHT, 75 * MIN, T0), E.OK)
+        self.assertEqual(game_state.set_moves(g, RIGHT, 40, T0), E.OK)
+        self.assertEqual(game_state.set_period(g, RIGHT, 1, T0), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 75 * MIN, T0), E.OK)
         g.resume(T0 + 2_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 3_000), 75 * MIN - 1_000)
         self.assertEqual(g.moves[RIGHT], 40)
@@ -307,7 +308,7 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
         g = started(single(60))
         g.tick(T0 + 61_000)
         self.assertEqual(g.state, E.FLAGGED)
-        self.assertEqual(g.set_time(RIGHT, 30_000, T0 + 70_000), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 30_000, T0 + 70_000), E.OK)
         self.assertEqual(g.state, E.PAUSED)
         self.assertEqual(g.first_flag, -1)
         g.resume(T0 + 80_000)
@@ -316,9 +317,9 @@ class PauseAndArbiter(unittest.TestCase):  # 6.10, 6.12, 7.5
     def test_finish_records_the_result(self):
         g = started(single(60))
         g.tick(T0 + 61_000)
-        self.assertEqual(g.finish(E.RESULT_LEFT_WINS, 1, T0 + 62_000), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_LEFT_WINS, 1, T0 + 62_000), E.OK)
         self.assertEqual(g.state, E.FINISHED)
-        self.assertEqual(g.set_time(RIGHT, 1000, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_time(g, RIGHT, 1000, T0), E.ERR_STATE)
 
 
 class AppendixG(unittest.TestCase):
@@ -329,7 +330,7 @@ class AppendixG(unittest.TestCase):
 
     def test_g4_increment_for_both_and_two_minutes_for_the_opponent(self):
         g = self.g4_game()
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0 + 511_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 511_000), E.OK)
         self.assertEqual(g.remaining(LEFT, T0 + 511_000), 720_000)
         g.resume(T0 + 520_000)
         g.press(RIGHT, T0 + 530_000)
@@ -339,7 +340,7 @@ class AppendixG(unittest.TestCase):
 
     def test_g4_delay_applies_from_now(self):
         g = self.g4_game()
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0 + 511_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 511_000), E.OK)
         g.resume(T0 + 520_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 524_000), 90_000)
         self.assertEqual(g.remaining(RIGHT, T0 + 527_000), 88_000)
@@ -347,31 +348,31 @@ class AppendixG(unittest.TestCase):
     def test_g4_refused_with_an_increment(self):
         g = started(single(600, BONUS_FISCHER, 5))
         g.pause(T0 + 510_000)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_refused_with_two_minutes_or_more(self):
         g = started(single(600))
         g.pause(T0 + 480_000)  # exactly 2:00 left
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_only_for_the_player_on_move_and_only_once(self):
         g = self.g4_game()
-        self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.OK)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0), E.ERR_NOT_APPLICABLE)
 
     def test_g4_refused_after_a_flag(self):  # the flag is ruled on; no time reaches it
         g = started(single(600), freeze=False)
         g.tick(T0 + 600_000)  # the right flag falls, play goes on
         g.press(RIGHT, T0 + 601_000)
         g.pause(T0 + 690_000)  # the left on move with 0:30 left
-        self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
         self.assertEqual(g.remaining(RIGHT, 0), 0)
         self.assertEqual(g.first_flag, RIGHT)
 
     def test_g4_needs_a_paused_clock(self):
         g = started(single(60))
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_STATE)
 
 
 class Modes(unittest.TestCase):
@@ -422,7 +423,9 @@ class Modes(unittest.TestCase):
         g = started(from_seconds(MODE_HOURGLASS, [[60, 0, 0, 0]]), freeze=False)
         g.tick(T0 + 60_000)
         g.pause(T0 + 90_000)  # 30 s after the flag the arbiter stops the clock
-        self.assertEqual(g.set_time(RIGHT, 20_000, T0 + 91_000), E.OK)  # explicit correction
+        self.assertEqual(
+            game_state.set_time(g, RIGHT, 20_000, T0 + 91_000), E.OK
+        )  # explicit correction
         self.assertEqual(g.first_flag, -1)
         # The correction of the right does not move the left's time.
         self.assertEqual((g.remaining(LEFT, 0), g.remaining(RIGHT, 0)), (120_000, 20_000))
@@ -561,17 +564,19 @@ class ByoYomi(unittest.TestCase):
         g.tick(T0 + 150_000)  # main over, the first three periods used up
         self.assertEqual(g.ot_left[RIGHT], 2)
         g.pause(T0 + 151_000)
-        self.assertEqual(g.set_overtime(RIGHT, 6, T0), E.ERR_RANGE)  # more than the control
-        self.assertEqual(g.set_overtime(RIGHT, 0, T0), E.ERR_RANGE)
-        self.assertEqual(g.set_overtime(2, 4, T0), E.ERR_SIDE)
-        self.assertEqual(g.set_overtime(RIGHT, 4, T0 + 152_000), E.OK)
+        self.assertEqual(
+            game_state.set_overtime(g, RIGHT, 6, T0), E.ERR_RANGE
+        )  # more than the control
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 0, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_overtime(g, 2, 4, T0), E.ERR_SIDE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 4, T0 + 152_000), E.OK)
         self.assertEqual(g.arbiter_log[-1], (T0 + 152_000, E.ACT_SET_OVERTIME, RIGHT, 4))
-        self.assertEqual(g.set_time(RIGHT, 25_000, T0), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 25_000, T0), E.OK)
         g.resume(T0 + 160_000)
         self.assertEqual(g.deadline(), T0 + 185_000)
         g.pause(T0 + 161_000)
-        self.assertEqual(g.set_period(RIGHT, 0, T0), E.OK)  # back into main time
-        self.assertEqual(g.set_time(RIGHT, 40_000, T0), E.OK)
+        self.assertEqual(game_state.set_period(g, RIGHT, 0, T0), E.OK)  # back into main time
+        self.assertEqual(game_state.set_time(g, RIGHT, 40_000, T0), E.OK)
         g.resume(T0 + 170_000)
         self.assertFalse(g.in_overtime(RIGHT))
         self.assertEqual(g.tick(T0 + 210_000), E.EV_PERIOD)
@@ -579,16 +584,16 @@ class ByoYomi(unittest.TestCase):
 
     def test_corrections_need_a_stopped_clock_and_overtime(self):
         g = started(byoyomi(60, 5, 30))
-        self.assertEqual(g.set_overtime(RIGHT, 2, T0), E.ERR_STATE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 2, T0), E.ERR_STATE)
         h = started(single(60))
         h.pause(T0 + 1)
-        self.assertEqual(h.set_overtime(RIGHT, 1, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.set_overtime(h, RIGHT, 1, T0), E.ERR_NOT_APPLICABLE)
 
     def test_arbiter_lifts_a_flag_in_the_last_period(self):
         g = started(byoyomi(0, 2, 10))
         g.tick(T0 + 20_000)
         self.assertEqual(g.state, E.FLAGGED)
-        self.assertEqual(g.set_time(RIGHT, 10_000, T0 + 30_000), E.OK)
+        self.assertEqual(game_state.set_time(g, RIGHT, 10_000, T0 + 30_000), E.OK)
         self.assertEqual((g.state, g.ot_left[RIGHT]), (E.PAUSED, 1))
         g.resume(T0 + 40_000)
         g.press(RIGHT, T0 + 45_000)
@@ -597,7 +602,7 @@ class ByoYomi(unittest.TestCase):
     def test_g4_does_not_apply(self):
         g = started(byoyomi(100, 5, 30))
         g.pause(T0 + 50_000)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
 
 class Canadian(unittest.TestCase):
@@ -652,8 +657,8 @@ class Canadian(unittest.TestCase):
         g.press(RIGHT, T0 + 10_000)
         g.press(LEFT, T0 + 11_000)
         g.pause(T0 + 12_000)
-        self.assertEqual(g.set_overtime(RIGHT, 26, T0), E.ERR_RANGE)
-        self.assertEqual(g.set_overtime(RIGHT, 1, T0), E.OK)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 26, T0), E.ERR_RANGE)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 1, T0), E.OK)
         g.resume(T0 + 13_000)
         self.assertEqual(g.press(RIGHT, T0 + 14_000), E.EV_MOVE | E.EV_PERIOD)
         self.assertEqual((g.main[RIGHT], g.ot_left[RIGHT]), (600_000, 25))
@@ -728,10 +733,10 @@ class Snapshot(unittest.TestCase):
         g = started(presets.control(0))
         play(g, [5_000, 6_000, 7_000], T0)
         g.pause(T0 + 20_000)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         h = E.Game(presets.control(0))
-        self.assertEqual(h.restore(snap), E.OK)
-        self.assertEqual(h.snapshot(), snap)
+        self.assertEqual(game_state.restore(h, snap), E.OK)
+        self.assertEqual(game_state.snapshot(h), snap)
         self.assertEqual(h.state, E.PAUSED)
         self.assertEqual(h.remaining(LEFT, 0), g.remaining(LEFT, T0 + 20_000))
         h.resume(50)
@@ -749,27 +754,29 @@ class Snapshot(unittest.TestCase):
             [1, 2, 0] + ["x"] * 21,
             [2, 2, 0] + [0] * 21 + [1, 1],  # overtime counters without overtime
         ):
-            self.assertEqual(h.restore(bad), E.ERR_RANGE)
+            self.assertEqual(game_state.restore(h, bad), E.ERR_RANGE)
         self.assertEqual(h.state, E.READY)
 
     def test_version_1_snapshot_of_a_chess_game_is_restored(self):
         g = started(presets.control(0))
         play(g, [5_000, 6_000], T0)
         g.pause(T0 + 20_000)
-        v1 = g.snapshot()[:24]
+        v1 = game_state.snapshot(g)[:24]
         v1[0] = 1
         h = E.Game(presets.control(0))
-        self.assertEqual(h.restore(v1), E.OK)
-        self.assertEqual(h.snapshot(), g.snapshot())
+        self.assertEqual(game_state.restore(h, v1), E.OK)
+        self.assertEqual(game_state.snapshot(h), game_state.snapshot(g))
 
     def test_overtime_round_trip_and_v1_refused(self):
         g = started(byoyomi(60, 5, 30))
         g.tick(T0 + 125_000)  # in the 3rd period, 5 s used
         g.pause(T0 + 125_000)
-        snap = g.snapshot()
-        self.assertEqual((snap[0], len(snap), snap[24:26]), (E.SNAPSHOT_VERSION, 29, [5, 3]))
+        snap = game_state.snapshot(g)
+        self.assertEqual(
+            (snap[0], len(snap), snap[24:26]), (game_state.SNAPSHOT_VERSION, 29, [5, 3])
+        )
         h = E.Game(byoyomi(60, 5, 30))
-        self.assertEqual(h.restore(snap), E.OK)
+        self.assertEqual(game_state.restore(h, snap), E.OK)
         self.assertEqual((h.ot_left[RIGHT], h.remaining(RIGHT, 0)), (3, 25_000))
         h.resume(1_000)
         self.assertEqual(h.tick(25_999), 0)
@@ -777,13 +784,13 @@ class Snapshot(unittest.TestCase):
         self.assertEqual(h.ot_left[RIGHT], 2)
         v1 = snap[:24]
         v1[0] = 1
-        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(v1), E.ERR_RANGE)
+        self.assertEqual(game_state.restore(E.Game(byoyomi(60, 5, 30)), v1), E.ERR_RANGE)
         v2 = snap[:26]
         v2[0] = 2
-        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(v2), E.OK)
+        self.assertEqual(game_state.restore(E.Game(byoyomi(60, 5, 30)), v2), E.OK)
         bad = list(snap)
         bad[25] = 6  # more periods than the control has
-        self.assertEqual(E.Game(byoyomi(60, 5, 30)).restore(bad), E.ERR_RANGE)
+        self.assertEqual(game_state.restore(E.Game(byoyomi(60, 5, 30)), bad), E.ERR_RANGE)
 
 
 class SavedLog(unittest.TestCase):
@@ -800,9 +807,9 @@ class SavedLog(unittest.TestCase):
 
     def resumed(self, g, flat):
         h = E.Game(g.control)
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
         self.assertEqual(h.log_count, 0)  # restore() empties the log
-        self.assertEqual(h.restore_log(g.log_count, flat), E.OK)
+        self.assertEqual(game_state.restore_log(h, g.log_count, flat), E.OK)
         return h
 
     def test_rows_packed_and_plain(self):
@@ -853,7 +860,7 @@ class SavedLog(unittest.TestCase):
         ]
         for count, rows in bad:
             with self.subTest(count=count, rows=rows):
-                self.assertEqual(h.restore_log(count, rows), E.ERR_RANGE)
+                self.assertEqual(game_state.restore_log(h, count, rows), E.ERR_RANGE)
                 self.assertEqual(h.log_entries(), before)
                 self.assertEqual(h.log_count, 4)
 
@@ -869,22 +876,22 @@ class SavedLog(unittest.TestCase):
         self.assertEqual(len(flat), 3 * g.log_count)
         self.assertTrue(any(v >> 16 for v in flat[::3]))  # some move made in overtime
         h = E.Game(g.control)
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
-        self.assertEqual(h.restore_log(g.log_count, flat), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
+        self.assertEqual(game_state.restore_log(h, g.log_count, flat), E.OK)
         self.assertEqual(h.log_entries(), g.log_entries())
         self.assertEqual(len(h.log_entries()[0]), 5)
         bad = list(flat)
         bad[0] |= 0x100 << 16  # a counter that does not fit the ring's byte
-        self.assertEqual(E.Game(g.control).restore_log(g.log_count, bad), E.ERR_RANGE)
+        self.assertEqual(game_state.restore_log(E.Game(g.control), g.log_count, bad), E.ERR_RANGE)
 
     def test_identity_is_cleared_by_a_new_game_and_not_in_the_snapshot(self):
         g, _flat = self.saved(2)
-        g.ident = 987_654_321
-        snap = g.snapshot()
+        g.set_ident(987_654_321)
+        snap = game_state.snapshot(g)
         self.assertFalse(987_654_321 in snap)
         h = E.Game(g.control)
-        h.ident = 5
-        h.restore(snap)
+        h.set_ident(5)
+        game_state.restore(h, snap)
         self.assertEqual(h.ident, 0)
         g.reset(g.control)
         self.assertEqual(g.ident, 0)

@@ -188,7 +188,7 @@ class RefusedFirstPress(unittest.TestCase):
         u.settings["control"] = {"preset": 19}
         u.new_game()
         g = u.game
-        g.min_move_ms = 50
+        g.set_min_move(50)
         now = 1_000
         texts = 0
         n = 300

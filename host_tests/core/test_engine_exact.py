@@ -21,6 +21,7 @@ import unittest
 
 import engine as E
 import exact_model
+import game_state
 import presets
 import settings
 from monoclock import MonoClock
@@ -368,7 +369,9 @@ class PowerCut(unittest.TestCase):
         pause = t // US + 1 + 5_000  # 5 s into White's move, at a whole ms
         g.pause(pause)
         h = E.Game(presets.control(0))
-        self.assertEqual(h.restore(json.loads(json.dumps(g.snapshot()))), E.OK)
+        self.assertEqual(
+            game_state.restore(h, json.loads(json.dumps(game_state.snapshot(g)))), E.OK
+        )
         for side in (LEFT, RIGHT):
             self.assertEqual(h.remaining_exact(side, 0), g.remaining_exact(side, 0))
         self.assertTrue(h.main_us[0] or h.main_us[1])  # there were us to keep
@@ -386,13 +389,13 @@ class PowerCut(unittest.TestCase):
         saved = settings.check_game(json.loads(V2_GAME_JSON), presets.COUNT)
         self.assertTrue(saved is not None)
         h = E.Game(presets.control(0))
-        self.assertEqual(h.restore(saved["snap"]), E.OK)
-        self.assertEqual(h.restore_log(saved["n"], saved["log"]), E.OK)
+        self.assertEqual(game_state.restore(h, saved["snap"]), E.OK)
+        self.assertEqual(game_state.restore_log(h, saved["n"], saved["log"]), E.OK)
         self.assertEqual(h.state, E.PAUSED)
         self.assertEqual(h.remaining_exact(LEFT, 0), (5_315_557 - 7_777, 0))
         self.assertEqual(h.remaining_exact(RIGHT, 0), (5_413_211, 0))
         self.assertEqual(h.log_entries()[-1], (1, 3, 3_210, 5_413_211))
-        snap = h.snapshot()  # saved again: version 3, us parts 0
+        snap = game_state.snapshot(h)  # saved again: version 3, us parts 0
         self.assertEqual((snap[0], len(snap), snap[26:]), (3, 29, [0, 0, 0]))
 
     def test_a_g4_delay_comes_back_with_the_saved_game(self):
@@ -402,9 +405,9 @@ class PowerCut(unittest.TestCase):
         g.press(RIGHT, T0 + 130_000, 250)  # right: 109 999.750 ms
         g.press(LEFT, T0 + 131_000, 0)
         g.pause(T0 + 131_000)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_DELAY, T0 + 131_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_DELAY, T0 + 131_000), E.OK)
         h = E.Game(g.control)
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
         h.resume(1_000)
         self.assertEqual(h.delay_left(RIGHT, 3_000), 3_000)
         self.assertEqual(h.remaining(RIGHT, 3_000), 110_000)  # the delay runs first
@@ -414,12 +417,12 @@ class PowerCut(unittest.TestCase):
     def test_bad_us_parts_are_refused(self):
         g, _t = self.played()
         g.pause(T0 * 2)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         for i in (26, 27, 28):
             for bad in (-1, 1_000):
                 s = list(snap)
                 s[i] = bad
-                self.assertEqual(E.Game(presets.control(0)).restore(s), E.ERR_RANGE)
+                self.assertEqual(game_state.restore(E.Game(presets.control(0)), s), E.ERR_RANGE)
 
 
 # ------------------------------------------------------------------ arbiter
@@ -429,11 +432,13 @@ class Arbiter(unittest.TestCase):
         g.press(LEFT, T0, 0)
         g.press(RIGHT, T0 + 1_000, 250)  # right: 58 999.750 ms
         self.assertEqual(g.pause(T0 + 3_000), E.OK)
-        self.assertEqual(g.add_time(RIGHT, 2_000, T0 + 3_000), E.OK)
+        self.assertEqual(game_state.add_time(g, RIGHT, 2_000, T0 + 3_000), E.OK)
         self.assertEqual(g.remaining_exact(RIGHT, 0), (60_999, 750))
-        self.assertEqual(g.add_time(LEFT, -1_000, T0 + 3_000), E.OK)  # left: 60 s - 1.999750
+        self.assertEqual(
+            game_state.add_time(g, LEFT, -1_000, T0 + 3_000), E.OK
+        )  # left: 60 s - 1.999750
         self.assertEqual(g.remaining_exact(LEFT, 0), (57_000, 250))
-        self.assertEqual(g.set_time(LEFT, 30_000, T0 + 3_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 30_000, T0 + 3_000), E.OK)
         self.assertEqual(g.remaining_exact(LEFT, 0), (30_000, 0))
         g.resume(T0 + 10_000)
         self.assertEqual(g.deadline_exact(), (T0 + 40_000, 0))
@@ -447,7 +452,7 @@ class Arbiter(unittest.TestCase):
         g.press(LEFT, T0 + 120_001, 0)  # left: 239 999.500 ms
         g.pause(T0 + 120_001)
         self.assertEqual(g.remaining(RIGHT, 0), 120_000)
-        self.assertEqual(g.appendix_g4(RIGHT, BONUS_FISCHER, T0 + 120_001), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, RIGHT, BONUS_FISCHER, T0 + 120_001), E.OK)
         self.assertEqual(g.remaining_exact(RIGHT, 0), (119_999, 500))
         self.assertEqual(g.remaining_exact(LEFT, 0), (359_999, 500))
 
@@ -455,13 +460,13 @@ class Arbiter(unittest.TestCase):
         g = E.Game(from_seconds(0, [[240, 0, 0, 0]]))
         g.press(RIGHT, T0, 0)  # left (White) runs
         g.pause(T0 + 120_000)  # 120 000.000 ms left: not less
-        self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0), E.ERR_NOT_APPLICABLE)
 
     def test_the_hourglass_paused_and_finished_keeps_both_times(self):
         g = E.Game(TimeControl([(60_000, 0, 0, 0)], MODE_HOURGLASS))
         g.press(RIGHT, T0, 100)  # left runs
         g.pause(T0 + 8_000)  # 7 999.900 ms moved from left to right
-        self.assertEqual(g.finish(E.RESULT_DRAW, 0, T0 + 9_000), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, 0, T0 + 9_000), E.OK)
         self.assertEqual(g.remaining_exact(LEFT, 0), (52_000, 100))
         self.assertEqual(g.remaining_exact(RIGHT, 0), (67_999, 900))
 

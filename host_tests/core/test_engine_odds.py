@@ -13,6 +13,7 @@ import unittest
 
 import archive
 import engine as E
+import game_state
 import presets
 import reasons
 import settings
@@ -233,7 +234,9 @@ class Armageddon107(unittest.TestCase):
         g.tick(T0 + 600_000)
         self.assertEqual((g.first_flag, g.remaining(LEFT, T0 + 600_000)), (RIGHT, 420_000))
         g.pause(T0 + 600_001)  # already flagged: refused
-        self.assertEqual(g.finish(E.RESULT_DRAW, reasons.REASON_DEAD, T0 + 600_001), E.OK)
+        self.assertEqual(
+            game_state.finish(g, E.RESULT_DRAW, reasons.REASON_DEAD, T0 + 600_001), E.OK
+        )
         self.assertEqual(g.result, E.RESULT_LEFT_WINS)  # Black (left) has the draw odds
 
 
@@ -267,10 +270,12 @@ class Rules(unittest.TestCase):
         self.assertEqual(g.main[RIGHT], 654_000 - 1_000 + 30_000)
         self.assertTrue(g.is_last_period(LEFT) and g.is_last_period(RIGHT))
         self.assertEqual(g.first_passed, LEFT)
-        self.assertEqual(g.set_period(LEFT, 2, t), E.ERR_STATE)
+        self.assertEqual(game_state.set_period(g, LEFT, 2, t), E.ERR_STATE)
         g.pause(t)
-        self.assertEqual(g.set_period(LEFT, 2, t), E.ERR_RANGE)  # the left has two periods
-        self.assertEqual(g.set_period(RIGHT, 2, t), E.OK)
+        self.assertEqual(
+            game_state.set_period(g, LEFT, 2, t), E.ERR_RANGE
+        )  # the left has two periods
+        self.assertEqual(game_state.set_period(g, RIGHT, 2, t), E.OK)
 
     def test_each_side_its_own_bonus(self):
         left = from_seconds(MODE_COUNTDOWN, [[60, 0, BONUS_FISCHER, 5]])
@@ -323,8 +328,10 @@ class Rules(unittest.TestCase):
         self.assertEqual(g.tick(T0 + 17_000), E.EV_PERIOD)  # the right's main time is over
         self.assertEqual(g.remaining(RIGHT, T0 + 20_000), 17_000)
         g.pause(T0 + 20_000)
-        self.assertEqual(g.set_overtime(LEFT, 3, T0 + 20_000), E.OK)
-        self.assertEqual(g.set_overtime(RIGHT, 3, T0 + 20_000), E.ERR_RANGE)  # it has two
+        self.assertEqual(game_state.set_overtime(g, LEFT, 3, T0 + 20_000), E.OK)
+        self.assertEqual(
+            game_state.set_overtime(g, RIGHT, 3, T0 + 20_000), E.ERR_RANGE
+        )  # it has two
         left = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_CANADIAN, overtime=(2, 10_000))
         right = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_CANADIAN, overtime=(3, 30_000))
         g = E.Game(Odds(left, right))
@@ -342,11 +349,11 @@ class Rules(unittest.TestCase):
             g = E.Game(control)
             g.press(RIGHT, T0)
             g.pause(T0 + 1_000)  # the left, 99 s left, asks
-            self.assertEqual(g.appendix_g4(LEFT, BONUS_FISCHER, T0 + 1_000), ok)
+            self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_FISCHER, T0 + 1_000), ok)
         g = E.Game(Odds(plain, from_seconds(MODE_COUNTDOWN, [[200, 0, 0, 0]])))
         g.press(RIGHT, T0)
         g.pause(T0 + 1_000)
-        self.assertEqual(g.appendix_g4(LEFT, BONUS_DELAY, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.appendix_g4(g, LEFT, BONUS_DELAY, T0 + 1_000), E.OK)
         self.assertEqual(g.remaining(RIGHT, 0), 200_000 + 120_000)
         self.assertEqual((g.bonus_kind(RIGHT), g.bonus_ms(RIGHT)), (BONUS_DELAY, 5_000))
 
@@ -354,10 +361,10 @@ class Rules(unittest.TestCase):
         g = E.Game(presets.control(A54))
         g.press(RIGHT, T0)
         g.pause(T0 + 10_000)
-        self.assertEqual(g.add_time(RIGHT, 120_000, T0 + 10_000), E.OK)
-        self.assertEqual(g.set_time(LEFT, 100_000, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.add_time(g, RIGHT, 120_000, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.set_time(g, LEFT, 100_000, T0 + 10_000), E.OK)
         self.assertEqual((g.remaining(LEFT, 0), g.remaining(RIGHT, 0)), (100_000, 360_000))
-        self.assertEqual(g.set_moves(RIGHT, 59, T0 + 10_000), E.OK)
+        self.assertEqual(game_state.set_moves(g, RIGHT, 59, T0 + 10_000), E.OK)
         g.resume(T0 + 11_000)
         g.press(LEFT, T0 + 12_000)
         g.press(RIGHT, T0 + 13_000)  # the right's 60th move: its second period, then + 2 s
@@ -365,17 +372,19 @@ class Rules(unittest.TestCase):
 
     def test_finish_is_validated(self):
         g = E.Game(presets.control(A107))
-        self.assertEqual(g.finish(E.RESULT_DRAW, 3, T0), E.ERR_STATE)  # nobody has pressed
-        self.assertEqual(g.win_of(E.WHITE), E.RESULT_NONE)
+        self.assertEqual(
+            game_state.finish(g, E.RESULT_DRAW, 3, T0), E.ERR_STATE
+        )  # nobody has pressed
+        self.assertEqual(game_state.win_of(g, E.WHITE), E.RESULT_NONE)
         g.press(RIGHT, T0)
-        self.assertEqual(g.win_of(E.WHITE), E.RESULT_LEFT_WINS)
-        self.assertEqual(g.win_of(E.BLACK), E.RESULT_RIGHT_WINS)
-        self.assertEqual(g.draw_result(), E.RESULT_RIGHT_WINS)
-        self.assertEqual(g.finish(E.RESULT_NONE, 3, T0 + 1), E.ERR_RANGE)
-        self.assertEqual(g.finish(E.RESULT_DRAW, E.BY_DRAW_ODDS, T0 + 1), E.ERR_RANGE)
+        self.assertEqual(game_state.win_of(g, E.WHITE), E.RESULT_LEFT_WINS)
+        self.assertEqual(game_state.win_of(g, E.BLACK), E.RESULT_RIGHT_WINS)
+        self.assertEqual(game_state.draw_result(g), E.RESULT_RIGHT_WINS)
+        self.assertEqual(game_state.finish(g, E.RESULT_NONE, 3, T0 + 1), E.ERR_RANGE)
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, E.BY_DRAW_ODDS, T0 + 1), E.ERR_RANGE)
         self.assertEqual(g.state, E.RUNNING)
-        self.assertEqual(g.finish(E.RESULT_LEFT_WINS, 3, T0 + 1), E.OK)
-        self.assertEqual(g.finish(E.RESULT_RIGHT_WINS, 3, T0 + 2), E.ERR_STATE)  # once
+        self.assertEqual(game_state.finish(g, E.RESULT_LEFT_WINS, 3, T0 + 1), E.OK)
+        self.assertEqual(game_state.finish(g, E.RESULT_RIGHT_WINS, 3, T0 + 2), E.ERR_STATE)  # once
         self.assertEqual((g.result, g.reason), (E.RESULT_LEFT_WINS, 3))  # a win stays a win
 
 
@@ -386,13 +395,13 @@ class Resume(unittest.TestCase):
         t = play(g, [1_500] * 125, T0)  # into the second period, increments given
         g.pause(t + 700)
         h = E.Game(presets.control(A54))
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
         for side in (0, 1):
             self.assertEqual(h.remaining_exact(side, 0), g.remaining_exact(side, 0))
             self.assertEqual((h.period[side], h.moves[side]), (g.period[side], g.moves[side]))
         # The same snapshot under the swapped control: each side is bounded by its own
         h = E.Game(presets.control(A54).swapped())
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
 
     def test_a_byoyomi_period_re_based_past_24_h_comes_back(self):
         # The first case: 10 h main, 99 periods of 1 h, a move paused after 24 h.
@@ -400,10 +409,10 @@ class Resume(unittest.TestCase):
         g = E.Game(c)
         g.press(0, 0)
         g.pause(86_400_000)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         self.assertTrue(snap[12 + 1] > E.MAX_SET_MS)  # the right's main, at its move's start
         h = E.Game(c)
-        self.assertEqual(h.restore(snap), E.OK)
+        self.assertEqual(game_state.restore(h, snap), E.OK)
         self.assertEqual(h.remaining(1, 0), g.remaining(1, 0))
         self.assertEqual(h.ot_left[1], g.ot_left[1])
 
@@ -416,7 +425,7 @@ class Resume(unittest.TestCase):
         g.pause(400_000)
         self.assertTrue(g.main[0] > E.MAX_SET_MS and g.main[1] > E.MAX_SET_MS)
         h = E.Game(c)
-        self.assertEqual(h.restore(g.snapshot()), E.OK)
+        self.assertEqual(game_state.restore(h, game_state.snapshot(g)), E.OK)
         self.assertEqual(h.remaining(0, 0), 144_000_000 - 180_000)  # the left, not on move
         self.assertEqual(h.remaining(1, 0), g.remaining(1, 0))
 
@@ -424,20 +433,20 @@ class Resume(unittest.TestCase):
         g = E.Game(presets.control(A107))
         g.press(RIGHT, T0)
         g.pause(T0 + 1_000)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         most = E.MAX_SET_MS + 420_000  # the right's own control: 7 min, no increment
         for value, ok in ((most, E.OK), (most + 1, E.ERR_RANGE)):
             bad = list(snap)
             bad[12 + RIGHT] = value
-            self.assertEqual(E.Game(presets.control(A107)).restore(bad), ok, value)
+            self.assertEqual(game_state.restore(E.Game(presets.control(A107)), bad), ok, value)
         bad = list(snap)
         bad[12 + LEFT] = E.MAX_SET_MS + 600_000 + 1_000  # the left is on move: 1 s played
-        self.assertEqual(E.Game(presets.control(A107)).restore(bad), E.OK)
+        self.assertEqual(game_state.restore(E.Game(presets.control(A107)), bad), E.OK)
         bad[12 + LEFT] += 1
-        self.assertEqual(E.Game(presets.control(A107)).restore(bad), E.ERR_RANGE)
+        self.assertEqual(game_state.restore(E.Game(presets.control(A107)), bad), E.ERR_RANGE)
         # Nothing changed by a refused snapshot
         h = E.Game(presets.control(A107))
-        h.restore(bad)
+        game_state.restore(h, bad)
         self.assertEqual((h.state, h.main[LEFT]), (E.READY, 600_000))
 
     def test_the_saved_control_comes_back_with_its_sides(self):

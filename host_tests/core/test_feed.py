@@ -13,6 +13,7 @@ import unittest
 import engine as E
 import feed as F
 import feed_lines as FL
+import game_state
 from timecontrol import (
     BONUS_DELAY,
     BONUS_FISCHER,
@@ -117,13 +118,13 @@ class FeedLines(unittest.TestCase):
         f.step(0, g, p)
         g.pause(4_000)
         f.step(4_000, g, p)
-        g.set_time(1, 3_000, 4_100)
+        game_state.set_time(g, 1, 3_000, 4_100)
         f.step(4_100, g, p)
         g.resume(5_000)
         f.step(5_000, g, p)
         g.tick(8_000)  # right's flag: 3 s after the resume
         f.step(8_000, g, p)
-        g.finish(E.RESULT_LEFT_WINS, 1, 9_000)
+        game_state.finish(g, E.RESULT_LEFT_WINS, 1, 9_000)
         f.step(9_000, g, p)
         f.step(20_000, g, p)  # finished: nothing more
         lines = [fields(x) for x in p.lines()]
@@ -176,7 +177,7 @@ class FeedLines(unittest.TestCase):
         g, f, p = self.game(), F.Feed(), Port()
         g.press(0, 0)
         f.step(0, g, p)
-        g.finish(E.RESULT_DRAW, 3, 100)
+        game_state.finish(g, E.RESULT_DRAW, 3, 100)
         f.step(100, g, p)
         g.reset(g.control)
         f.step(200, g, p)
@@ -228,15 +229,15 @@ class Blocks(unittest.TestCase):
             step(k * 100)
         g.pause(1_300)
         step(1_300)
-        g.add_time(1, -60_000, 1_400)  # a negative field
-        g.set_moves(0, 123_456, 1_500)
+        game_state.add_time(g, 1, -60_000, 1_400)  # a negative field
+        game_state.set_moves(g, 0, 123_456, 1_500)
         step(1_500)
         g.resume(1_600)
         step(1_600)
         for t in range(1_700, 12_000, 100):  # the periods run out, a flag falls
             g.tick(t)
             step(t)
-        g.finish(E.RESULT_LEFT_WINS, 1, 12_000)
+        game_state.finish(g, E.RESULT_LEFT_WINS, 1, 12_000)
         step(12_000)
         kinds_seen = set(kinds(p))
         self.assertEqual(kinds_seen, set("GTMAPFE"))
@@ -287,7 +288,7 @@ class Quiet(unittest.TestCase):
         f.step(0, g, p)
         g.pause(1_000)
         f.step(1_000, g, p)
-        g.set_time(1, 0, 1_100)  # the arbiter leaves it nothing
+        game_state.set_time(g, 1, 0, 1_100)  # the arbiter leaves it nothing
         f.step(1_100, g, p)
         g.resume(2_000)
         f.step(2_000, g, p)

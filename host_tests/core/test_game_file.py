@@ -9,6 +9,7 @@ import unittest
 
 import archive
 import engine as E
+import game_state
 import gamelog
 import presets
 import settings
@@ -47,15 +48,15 @@ class GameFile(unittest.TestCase):
         self.assertEqual(saved["n"], E.LOG_CAPACITY + 11)
         self.assertEqual(saved["id"], g.ident)
         h = E.Game(presets.control(5))
-        self.assertEqual(h.restore(saved["snap"]), E.OK)
-        self.assertEqual(h.restore_log(saved["n"], saved["log"]), E.OK)
+        self.assertEqual(game_state.restore(h, saved["snap"]), E.OK)
+        self.assertEqual(game_state.restore_log(h, saved["n"], saved["log"]), E.OK)
         self.assertEqual(h.log_entries(), g.log_entries())
         self.assertEqual(h.remaining(0, 0), g.remaining(0, 0))
 
     def test_records_are_found_by_identity_and_leftovers_repaired(self):
         g = played(6)
-        g.ident = 123_456_789
-        g.finish(E.RESULT_DRAW, 2, 60_000)
+        g.set_ident(123_456_789)
+        game_state.finish(g, E.RESULT_DRAW, 2, 60_000)
         self.assertEqual(archive.write_record(self.root, g, os), "g000.json")
         self.assertEqual(gamelog.find_game(self.root, 123_456_789), "g000.json")
         self.assertEqual(gamelog.find_game(self.root, 12_345_678), None)

@@ -1,11 +1,12 @@
 """The journal's record format and recovery (journal.py), its files (journal_files.py) on
-the runtime's real filesystem, and Game.snapshot_at.
+the runtime's real filesystem, and game_state.snapshot_at.
 
 Runs under CPython and MicroPython (plain unittest, firmware modules only)."""
 
 import unittest
 
 import engine as E
+import game_state
 import journal as J
 import journal_files
 import presets
@@ -19,7 +20,7 @@ def running(half_moves, control=None):
     """A game of preset 5 (blitz 5+3), started, `half_moves` moves of 1.0-1.9 s at odd us;
     its clock runs. Returns (game, the instant of the last press: ms, us)."""
     g = E.Game(control or presets.control(5))
-    g.ident = IDENT
+    g.set_ident(IDENT)
     t = 1_000
     g.press(0, t, 317)
     u = 317
@@ -41,7 +42,7 @@ class StateRecord(unittest.TestCase):
     def setUp(self):
         g, t, u = running(13)
         self.game = g
-        self.snap = g.snapshot_at(t + 4_321, 999)
+        self.snap = game_state.snapshot_at(g, t + 4_321, 999)
         self.rec = J.encode_state(12, IDENT, g.log_count, self.snap, g, 8)
 
     def test_a_record_reads_back_with_its_rows(self):
@@ -63,7 +64,7 @@ class StateRecord(unittest.TestCase):
 
     def test_the_biggest_state_fits_its_slot_and_one_page(self):
         g, t, u = running(E.LOG_CAPACITY + 7, presets.control(0))
-        big = g.snapshot_at(t + 86_000_000, 999)
+        big = game_state.snapshot_at(g, t + 86_000_000, 999)
         first = g.log_count - 7  # at most 7 rows: 8 make a chunk
         rec = J.encode_state(1 << 29, 1 << 29, g.log_count, big, g, first)
         self.assertLessEqual(len(rec), J.STATE_MAX)
@@ -151,21 +152,21 @@ class SnapshotAt(unittest.TestCase):
         for control in (presets.control(5), presets.control(0), presets.control(8)):
             for later in (1, 2_345, 7_777):
                 g, t, u = running(9, control)
-                snap = g.snapshot_at(t + later, 0)
+                snap = game_state.snapshot_at(g, t + later, 0)
                 self.assertEqual(g.state, E.RUNNING)  # unchanged
                 self.assertEqual(g.pause(t + later), E.OK)
-                self.assertEqual(snap, g.snapshot())
+                self.assertEqual(snap, game_state.snapshot(g))
 
     def test_an_instant_before_the_press_is_the_press(self):
         g, t, u = running(6)
-        self.assertEqual(g.snapshot_at(t, 0), g.snapshot_at(t, u))
-        self.assertEqual(g.snapshot_at(t, u)[4], 0)  # nothing of the next move charged
+        self.assertEqual(game_state.snapshot_at(g, t, 0), game_state.snapshot_at(g, t, u))
+        self.assertEqual(game_state.snapshot_at(g, t, u)[4], 0)  # nothing of the next move charged
 
     def test_at_the_press_the_times_are_exact(self):
         g, t, u = running(4)
-        snap = g.snapshot_at(t, u)
+        snap = game_state.snapshot_at(g, t, u)
         r = E.Game(presets.control(5))
-        self.assertEqual(r.restore(snap), E.OK)
+        self.assertEqual(game_state.restore(r, snap), E.OK)
         self.assertEqual(
             (r.remaining_exact(0, 0), r.remaining_exact(1, 0)),
             (g.remaining_exact(0, t, u), g.remaining_exact(1, t, u)),
@@ -177,9 +178,9 @@ class SnapshotAt(unittest.TestCase):
         g, t, u = running(2, c)
         at = t + 12_500  # main time out at +10 s less what was used: in the first period
         g.tick(at)
-        snap = g.snapshot_at(at, 0)
+        snap = game_state.snapshot_at(g, at, 0)
         r = E.Game(c)
-        self.assertEqual(r.restore(snap), E.OK)
+        self.assertEqual(game_state.restore(r, snap), E.OK)
         s = g.running
         self.assertEqual(r.remaining_exact(s, 0), g.remaining_exact(s, at))
         self.assertEqual((r.ot_left[s], r.period[s]), (g.ot_left[s], g.period[s]))
@@ -207,7 +208,7 @@ class Files(unittest.TestCase):
         self.assertEqual(got["id"], IDENT)
         self.assertEqual(got["control"], {"preset": 5})
         self.assertEqual(got["n"], 21)
-        self.assertEqual(got["snap"], g.snapshot_at(t + 9_000, 5))
+        self.assertEqual(got["snap"], game_state.snapshot_at(g, t + 9_000, 5))
         self.assertEqual(got["log"], flat_log(g))
         self.assertEqual(got["opts"], [1, 0, 0])
         self.assertTrue(j.clear())
@@ -216,7 +217,7 @@ class Files(unittest.TestCase):
     def test_a_journal_that_continues_a_saved_game_takes_its_first_rows_from_it(self):
         g, t, u = running(12)
         g.pause(t + 100)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         saved = {"id": IDENT, "n": 12, "snap": snap, "log": flat_log(g)}
         g.resume(t + 60_000)
         j = journal_files.Journal(self.root)

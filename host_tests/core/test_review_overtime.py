@@ -10,6 +10,7 @@ import unittest
 
 import archive
 import engine as E
+import game_state
 import settings
 import storage
 from scratch import fresh_dir
@@ -76,7 +77,7 @@ class EdgeInstants(unittest.TestCase):
     def test_periods_set_by_the_arbiter_in_main_time_are_the_ones_overtime_starts_with(self):
         g = started(byoyomi(60, 5, 10))
         g.pause(T0 + 1_000)
-        self.assertEqual(g.set_overtime(RIGHT, 2, T0 + 1_000), E.OK)
+        self.assertEqual(game_state.set_overtime(g, RIGHT, 2, T0 + 1_000), E.OK)
         g.resume(T0 + 2_000)
         self.assertEqual(g.tick(T0 + 61_000), E.EV_PERIOD)
         self.assertEqual((g.ot_left[RIGHT], g.remaining(RIGHT, T0 + 61_000)), (2, 10_000))
@@ -87,7 +88,7 @@ class EdgeInstants(unittest.TestCase):
             g = started(control)
             g.pause(T0 + 50_000)
             for kind in (BONUS_FISCHER, BONUS_DELAY):
-                self.assertEqual(g.appendix_g4(RIGHT, kind, T0), E.ERR_NOT_APPLICABLE)
+                self.assertEqual(game_state.appendix_g4(g, RIGHT, kind, T0), E.ERR_NOT_APPLICABLE)
             self.assertFalse(g.g4_applied)
 
     def test_freeze_off_second_flag_in_canadian_keeps_the_first(self):
@@ -103,23 +104,27 @@ class Snapshots(unittest.TestCase):
     def test_flags_and_first_sides_out_of_range_are_refused_and_change_nothing(self):
         g = started(byoyomi(60, 3, 10))
         g.pause(T0 + 5_000)
-        snap = g.snapshot()
+        snap = game_state.snapshot(g)
         for index, value in ((18, 2), (19, 1000), (18, -1), (5, 5), (6, -2)):
             bad = list(snap)
             bad[index] = value
             h = E.Game(g.control)
-            self.assertEqual(h.restore(bad), E.ERR_RANGE, (index, value))
+            self.assertEqual(game_state.restore(h, bad), E.ERR_RANGE, (index, value))
             self.assertEqual((h.state, h.flagged[0], h.flagged[1]), (E.READY, 0, 0))
-        self.assertEqual(E.Game(g.control).restore(snap), E.OK)
+        self.assertEqual(game_state.restore(E.Game(g.control), snap), E.OK)
 
     def test_a_stopwatch_set_below_its_paused_moves_time_is_saved_and_restored(self):
         control = TimeControl([(0, 0, BONUS_NONE, 0)], MODE_UPCOUNT)
         g = started(control)
         g.pause(T0 + 300_000)  # the right has used 5 min of this move
-        self.assertEqual(g.set_time(RIGHT, 60_000, T0 + 301_000), E.OK)  # the arbiter: 1 min
+        self.assertEqual(
+            game_state.set_time(g, RIGHT, 60_000, T0 + 301_000), E.OK
+        )  # the arbiter: 1 min
         self.assertEqual(g.remaining(RIGHT, 0), 60_000)
         h = E.Game(control)
-        self.assertEqual(h.restore(g.snapshot()), E.OK)  # was refused: main time -240 000
+        self.assertEqual(
+            game_state.restore(h, game_state.snapshot(g)), E.OK
+        )  # was refused: main time -240 000
         self.assertEqual((h.remaining(RIGHT, 0), h.remaining(LEFT, 0)), (60_000, 0))
         h.resume(1_000)
         self.assertEqual(h.remaining(RIGHT, 3_000), 62_000)
@@ -150,7 +155,7 @@ class LargestOvertimeLog(unittest.TestCase):
         self.assertTrue(storage.size(self.root + "/game.json") < settings.GAME_READ_LIMIT)
         saved = settings.load_game(self.root)
         h = E.Game(control)
-        self.assertEqual(h.restore(saved["snap"]), E.OK)
-        self.assertEqual(h.restore_log(saved["n"], saved["log"]), E.OK)
+        self.assertEqual(game_state.restore(h, saved["snap"]), E.OK)
+        self.assertEqual(game_state.restore_log(h, saved["n"], saved["log"]), E.OK)
         self.assertEqual(h.log_entries(), g.log_entries())
         self.assertTrue(max(e[4] for e in h.log_entries()) >= 190)

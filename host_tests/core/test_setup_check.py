@@ -13,6 +13,7 @@ displays and its timing, the resume of a paused game.
 import unittest
 
 import engine as E
+import game_state
 import presets
 import reasons
 import settings
@@ -38,7 +39,7 @@ SLAP_MS = 50  # app.BOTH_LEVERS_MS: the firmware's Game.min_move_ms
 
 def fresh(control):
     u = ui.Ui(settings.defaults())
-    u.game.min_move_ms = SLAP_MS
+    u.game.set_min_move(SLAP_MS)
     u.settings["control"] = control
     u.new_game()
     return u
@@ -109,7 +110,7 @@ class Presets(unittest.TestCase):
             self.assertEqual((g.state, g.refusals()), (E.READY, 2), index)
             # ... and a result cannot be entered on a game that has not started
             self.assertEqual(
-                g.finish(E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 4_000), E.ERR_STATE
+                game_state.finish(g, E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 4_000), E.ERR_STATE
             )
 
     def test_swapped_the_right_side_is_whites_and_its_press_is_refused(self):
@@ -127,7 +128,9 @@ class Presets(unittest.TestCase):
             # White (right) has White's time, Black (left) Black's and the draw odds
             self.assertEqual(g.main[RIGHT], presets.control(index).sides[LEFT].periods[0][0])
             g.pause(T0 + 2_000)
-            self.assertEqual(g.finish(E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 2_000), E.OK)
+            self.assertEqual(
+                game_state.finish(g, E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 2_000), E.OK
+            )
             self.assertEqual(g.result, E.RESULT_LEFT_WINS, index)  # Black, on the left
 
     def test_the_swap_toggled_twice_is_back_the_way_it_was(self):
@@ -358,9 +361,9 @@ class Resume(unittest.TestCase):
             g.press(1 - white, T0 + 100)
             g.press(white, T0 + 2_100)  # White's first move
             g.pause(T0 + 3_000)  # Black on move
-            snap = g.snapshot()
+            snap = game_state.snapshot(g)
             h = E.Game(control)
-            self.assertEqual(h.restore(snap), E.OK, swap)
+            self.assertEqual(game_state.restore(h, snap), E.OK, swap)
             self.assertEqual((h.state, h.white, h.running), (E.PAUSED, white, 1 - white), swap)
             h.resume(T0 + 5_000)
             self.assertEqual(h.press(1 - white, T0 + 6_000), E.EV_MOVE, swap)
@@ -374,9 +377,9 @@ class Resume(unittest.TestCase):
         g = E.Game(presets.control(A107).swapped())  # White's side on the right ...
         g.press(LEFT, T0)  # ... Black (left) starts: White is the right
         g.pause(T0 + 1_000)
-        snap = list(g.snapshot())
+        snap = list(game_state.snapshot(g))
         h = E.Game(presets.control(A107))  # restored under the unswapped control
-        self.assertEqual(h.restore(snap), E.OK)
+        self.assertEqual(game_state.restore(h, snap), E.OK)
         self.assertEqual((h.white, h.running), (RIGHT, RIGHT))
         h.resume(T0 + 2_000)
         self.assertEqual(h.press(RIGHT, T0 + 3_000), E.EV_MOVE)
