@@ -9,7 +9,7 @@
 - The board (board.py) builds hardware only: the pins, the state machines, the USB port's
   guard; the live feed is the app's, attached to the guard (usbguard.py imports no feed).
 - Saving games and the journal stand without the UI: they import no ui module (the reason
-  codes are reasons.py's, the control a settings dict names is presets.control_of).
+  codes are engine.py's, the control a settings dict names is presets.control_of).
 """
 
 import ast

@@ -1,10 +1,10 @@
 """The UI's codes and the reason codes agree everywhere they are written.
 
 Each screen module (firmware/ui/ui_*.py) keeps private const() copies of the codes of ui.py and
-reasons.py it uses (`_PLAY = const(0)`), and so does archive.py of the reason codes:
+engine.py it uses (`_PLAY = const(0)`), and so does archive.py of the reason codes:
 MicroPython inlines a const only inside its own module, and an imported name costs RAM in
 every module's globals and a lookup at each use. This test is what keeps the copies honest:
-every `_NAME = const(v)` whose NAME is a ui.py or reasons.py code has that module's value,
+every `_NAME = const(v)` whose NAME is a ui.py or engine.py code has that module's value,
 and ui.py's button codes are buttons.py's. The live feed's own copies (feed.py of
 feed_lines.py's) are checked here too."""
 
@@ -12,20 +12,20 @@ import re
 from pathlib import Path
 
 import buttons
+import engine as E
 import pytest
-import reasons
 import ui
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 SCREENS = sorted((FIRMWARE / "ui").glob("ui_*.py"))
 COPIERS = SCREENS + [FIRMWARE / "shell" / "archive.py"]  # the modules that copy codes
-HOMES = (ui, reasons)
+HOMES = (ui, E)
 CODES = {n: getattr(m, n) for m in HOMES for n in dir(m) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
 
 
 def copies(path):
     """{NAME: value} of the module's `_NAME = const(value)` lines that copy a ui.py or
-    reasons.py code."""
+    engine.py code."""
     found = re.findall(r"^_([A-Z][A-Z0-9_]*) = const\(([^)]*)\)", path.read_text(), re.M)
     return {n: int(v.replace("_", "")) for n, v in found if n in CODES}
 

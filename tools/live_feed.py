@@ -23,7 +23,7 @@ STATES = ("ready", "running", "paused", "flagged", "finished")
 MODES = ("countdown", "hourglass", "upcount", "byo-yomi", "canadian")
 RESULT_LEFT, RESULT_RIGHT, RESULT_DRAW = 1, 2, 3
 BY_DRAW_ODDS = 256
-REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/core/reasons.py REASON_*
+REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/core/engine.py REASON_*
 ACTIONS = {
     1: "pause",
     2: "resume",

@@ -48,7 +48,7 @@ RESULT = const(2)  # a finished game, now recorded: restored into the engine to 
 RESULT_UNSAVED = const(3)  # as RESULT, but its record could not be written (tried again)
 
 _IDENT_MASK = const(0x3FFFFFFF)  # 30 bits: a small int on every port
-_REASON_FLAG = const(1)  # reasons.py's codes (Game.finish)
+_REASON_FLAG = const(1)  # engine.py's reason codes (game_state.finish)
 _REASON_DEAD = const(2)
 _REASON_RESULT = const(3)
 
@@ -97,7 +97,7 @@ class _Moves:
 
 
 def _reason(code):
-    """The record's text for a finish() reason (reasons.py, without E.BY_DRAW_ODDS)."""
+    """The record's text for a finish() reason (engine.py's REASON_*, without E.BY_DRAW_ODDS)."""
     if code == _REASON_FLAG:
         return "flag"
     if code == _REASON_DEAD:

@@ -31,7 +31,7 @@ from micropython import const
 from timecontrol import BONUS_DELAY, BONUS_FISCHER, MODE_CANADIAN
 from ui_base import Screen, copy, number
 
-# ui.py's and reasons.py's codes, copied: const() inlines them here (test_ui_codes
+# ui.py's and engine.py's codes, copied: const() inlines them here (test_ui_codes
 # checks they match)
 _LONG = const(2)
 _MINUS = const(2)

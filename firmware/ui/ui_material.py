@@ -20,7 +20,7 @@ import material
 from micropython import const
 from ui_base import Screen, copy
 
-# ui.py's and reasons.py's codes, copied: const() inlines them here (test_ui_codes
+# ui.py's and engine.py's codes, copied: const() inlines them here (test_ui_codes
 # checks they match)
 _LONG = const(2)
 _MINUS = const(2)

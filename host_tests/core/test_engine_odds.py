@@ -15,7 +15,6 @@ import archive
 import engine as E
 import game_state
 import presets
-import reasons
 import settings
 import ui
 from scratch import fresh_dir, remove_tree
@@ -140,7 +139,7 @@ class Armageddon54(unittest.TestCase):
         keys(u, (ui.PLAY,))
         self.assertEqual(shown(u), (b"  0 ", b"  1 "))
         self.assertEqual(keys(u, (ui.PLAY,)) & ui.REQ_LOG_GAME, ui.REQ_LOG_GAME)
-        self.assertEqual((g.result, g.reason), (E.RESULT_RIGHT_WINS, reasons.REASON_FLAG))
+        self.assertEqual((g.result, g.reason), (E.RESULT_RIGHT_WINS, E.REASON_FLAG))
         r = record(g)
         self.assertEqual((r["white"], r["result"], r["reason"]), (LEFT, "0-1", "flag"))
         self.assertEqual(r["draw_odds"], "black")
@@ -162,7 +161,7 @@ class Armageddon54(unittest.TestCase):
         self.assertEqual(shown(u), (b"  0 ", b"  1 "))
         keys(u, (ui.PLAY,))
         self.assertEqual(g.result, E.RESULT_RIGHT_WINS)
-        self.assertEqual(g.reason, reasons.REASON_FLAG | E.BY_DRAW_ODDS)
+        self.assertEqual(g.reason, E.REASON_FLAG | E.BY_DRAW_ODDS)
         r = record(g)
         self.assertEqual((r["result"], r["reason"], r["drawn_by"]), ("0-1", "draw odds", "flag"))
 
@@ -219,7 +218,7 @@ class Armageddon107(unittest.TestCase):
         self.assertEqual(shown(u), (b"OPP ", b"dEAd"))
         keys(u, (ui.PLAY,), (ui.PLAY,))
         self.assertEqual(g.result, E.RESULT_RIGHT_WINS)
-        self.assertEqual(g.reason, reasons.REASON_DEAD | E.BY_DRAW_ODDS)
+        self.assertEqual(g.reason, E.REASON_DEAD | E.BY_DRAW_ODDS)
 
     def test_swapped_the_white_side_is_on_the_right(self):
         u = ui.Ui(settings.defaults())
@@ -234,9 +233,7 @@ class Armageddon107(unittest.TestCase):
         g.tick(T0 + 600_000)
         self.assertEqual((g.first_flag, g.remaining(LEFT, T0 + 600_000)), (RIGHT, 420_000))
         g.pause(T0 + 600_001)  # already flagged: refused
-        self.assertEqual(
-            game_state.finish(g, E.RESULT_DRAW, reasons.REASON_DEAD, T0 + 600_001), E.OK
-        )
+        self.assertEqual(game_state.finish(g, E.RESULT_DRAW, E.REASON_DEAD, T0 + 600_001), E.OK)
         self.assertEqual(g.result, E.RESULT_LEFT_WINS)  # Black (left) has the draw odds
 
 

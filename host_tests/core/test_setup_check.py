@@ -15,7 +15,6 @@ import unittest
 import engine as E
 import game_state
 import presets
-import reasons
 import settings
 import ui
 from timecontrol import (
@@ -110,7 +109,7 @@ class Presets(unittest.TestCase):
             self.assertEqual((g.state, g.refusals()), (E.READY, 2), index)
             # ... and a result cannot be entered on a game that has not started
             self.assertEqual(
-                game_state.finish(g, E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 4_000), E.ERR_STATE
+                game_state.finish(g, E.RESULT_DRAW, E.REASON_RESULT, T0 + 4_000), E.ERR_STATE
             )
 
     def test_swapped_the_right_side_is_whites_and_its_press_is_refused(self):
@@ -129,7 +128,7 @@ class Presets(unittest.TestCase):
             self.assertEqual(g.main[RIGHT], presets.control(index).sides[LEFT].periods[0][0])
             g.pause(T0 + 2_000)
             self.assertEqual(
-                game_state.finish(g, E.RESULT_DRAW, reasons.REASON_RESULT, T0 + 2_000), E.OK
+                game_state.finish(g, E.RESULT_DRAW, E.REASON_RESULT, T0 + 2_000), E.OK
             )
             self.assertEqual(g.result, E.RESULT_LEFT_WINS, index)  # Black, on the left
 

@@ -10,7 +10,6 @@ import unittest
 
 import engine as E
 import presets
-import reasons
 import settings
 import ui
 from timecontrol import DRAW_ODDS_BLACK, Odds
@@ -265,16 +264,14 @@ class ArbiterResult(unittest.TestCase):
             self.assertEqual(k.shown()[1], (b"1-0 ", b"0-1 ", b"1-2 ")[presses - 1])
             k.tap(ui.PLAY)
             self.assertEqual(k.req, ui.REQ_LOG_GAME | ui.REQ_CLEAR_GAME)
-            self.assertEqual(
-                (g.state, g.result, g.reason), (E.FINISHED, result, reasons.REASON_RESULT)
-            )
+            self.assertEqual((g.state, g.result, g.reason), (E.FINISHED, result, E.REASON_RESULT))
 
     def test_a_draw_under_draw_odds_is_blacks_win(self):
         u, g, k = self.menu({"preset": 20})
         self.assertEqual(k.tap(ui.MINUS), (b"rSLt", b"1-2 "))
         k.tap(ui.PLAY)
         self.assertEqual(
-            (g.result, g.reason), (E.RESULT_RIGHT_WINS, reasons.REASON_RESULT | E.BY_DRAW_ODDS)
+            (g.result, g.reason), (E.RESULT_RIGHT_WINS, E.REASON_RESULT | E.BY_DRAW_ODDS)
         )
         self.assertEqual(k.shown(), (b"  0 ", b"  1 "))
 
