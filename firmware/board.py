@@ -6,8 +6,9 @@ Wakeup sources: the four buttons interrupt on both edges (hard IRQs); each edge 
 (doorbell.py), which ends the loop's sleep; the button handler only rings, the buttons are
 then polled by the loop while one is down or settling (buttons.py). The levers are watched
 by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with the lever's
-pin as their `jmp_pin`: they stamp and debounce each press and interrupt once a press
-(levers.py, which is handed the LEDs too: its handler lights them for a move). The USB
+pin as their `jmp_pin`; levers.py is handed them unstarted, with the pins, the LEDs and
+`_start_levers`, which starts both in step with the µs timer (how a press is stamped and
+why: docs/levers-and-bench.md). The USB
 serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
 (usbguard.py), whose stdin the bell listens to once the loop starts, with the mark that
 tells it whether anything else has written to the port since the chip's reset (UsbMark:

@@ -4,13 +4,9 @@ Owns the program (`program`, assembled at import; board.py makes PIO1's machines
 run it, one per lever, the lever's pin as the machine's `jmp_pin`), its clock and the start
 that puts both machines in step with the µs timer (`start_in_step`). levers.py owns the
 use: the word a machine takes at its start and the arithmetic from its words to
-`ticks_us()` instants (`quiet_word`, `stamp`: this docstring says why they are so).
-
-Why: a hard IRQ reads the time only when the core takes it, and the core does not take it
-while a flash erase or program runs with interrupts off (MicroPython's rp2_flash.c), nor
-until the handler that runs has finished; a bouncing lever costs one IRQ per edge. A state
-machine runs on whatever the core does (WFE, flash writes, GC, USB, Python), so its count
-is the lever's instant however late the core looks at it.
+`ticks_us()` instants (`quiet_word`, `stamp`: this docstring says why they are so). Why a
+state machine and not a hard IRQ per edge, and what a press costs the CPU:
+docs/levers-and-bench.md.
 
 The count: X runs down by one every µs, from 0 at the start, for as long as the machine
 runs: every path through the program takes exactly two cycles at `PIO_HZ` = 2 MHz per
@@ -34,14 +30,14 @@ States (the pin reads high while the lever is up):
 - released: it counts `debounce_us` (Y, from the word put at the start) of the line high
   without a break; a low look (bounce, a new touch) goes back to waiting for the release.
   Then armed.
-So the bounce of a press or a release costs the CPU nothing, and a lever held at the start
-is armed only once released and quiet.
+So a lever held at the start is armed only once released and quiet.
 
 The instant: the press's look is at µs 1 + m after the origin (plus δ), and the one before
 it, a µs earlier, read high: the edge fell in (m + δ, m + 1 + δ]. The stamp
 (levers.stamp) is origin + 1 + m = origin + 1 - word (mod 2**30): the timer's count at
 the edge, or one more when the edge falls after the first δ of its µs; within 1 µs of the
-edge either way (what the chip bench measures). 25 instruction words of PIO1's 32.
+edge either way (the chip bench measures it: docs/levers-and-bench.md). 25 instruction
+words of PIO1's 32.
 
 The quiet word: the loop is 2 µs a pass and ends on the pass that finds Y at 0, so Y =
 debounce_us / 2 - 1 (levers.quiet_word).
