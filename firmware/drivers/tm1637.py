@@ -18,7 +18,7 @@ The data command's setting stays in the chip until the next one (the datasheet: 
 sent before a stop "remain effective"), so once the chip has taken a whole frame the next
 frames send it last, for the frame after them: 0xC0 and the digits, the control, then
 0x40. The digits are then on the display 0.11 ms sooner (the data command's transaction
-no longer goes first). The first frame, and the first after `invalidate()` or a missing
+does not go first). The first frame, and the first after `invalidate()` or a missing
 acknowledgement, send it first, as above. A module whose power dropped between two frames
 without missing a byte takes the digits of the next one in its power-on mode; the 0x40
 after them sets the mode for the frame after that (at most half a second later while a
@@ -28,12 +28,12 @@ Why a PIO and not SoftI2C (measured on the emulated chip, `make chip-bench`):
 `machine.SoftI2C` bit-bangs the same start/stop/ACK protocol in C (bytes bit-reversed, the
 TM1637 is LSB first), and the CPU is busy for the whole frame: 1.07 ms per changed display
 (0.8 ms of it on the wire at 100 kHz), one display after the other, so a lever press that
-changes both spent 2.1 ms before the second one's last byte, and every mm:ss change cost a
-ms of CPU. Here the CPU spends 0.03 ms handing 4 words to a FIFO and goes on (to the other
-display, whose machine runs at the same time, or to sleep); the wire takes 0.7 ms for a
-frame either way. `tm1637_pio.BUS_HZ` = 100 kHz: a 5 us half period, within the chip's limit (the
-datasheet asks for less than 250 kHz when reading keys; writes allow more) with room for
-the modules' pull-up resistors and line capacitors.
+changes both would spend 2.1 ms before the second one's last byte, and every mm:ss change
+would cost a ms of CPU. Here the CPU spends 0.03 ms handing 4 words to a FIFO and goes on
+(to the other display, whose machine runs at the same time, or to sleep); the wire takes
+0.7 ms for a frame either way. `tm1637_pio.BUS_HZ` = 100 kHz: a 5 us half period, within
+the chip's limit (the datasheet asks for less than 250 kHz when reading keys; writes allow
+more) with room for the modules' pull-up resistors and line capacitors.
 
 `show(segs)` writes only when the bytes or the brightness differ from what the chip holds,
 so the loop may call it at every render. Unacknowledged bytes (no chip, a bad wire, a line
