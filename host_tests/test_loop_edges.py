@@ -198,6 +198,43 @@ def test_a_press_at_the_flag_deadline(tmp_path, early_us):
     no_errors(tmp_path)
 
 
+class Spin(BaseException):
+    """The loop woke again and again at one instant (BaseException: no wakeup catches it)."""
+
+
+@pytest.mark.parametrize("after_ms", [0, 1])
+def test_a_flag_on_a_whole_ms_falls_and_the_loop_sleeps_until_it(tmp_path, after_ms):
+    """A deadline on a whole ms of the loop's clock (du 0) and one a few us past it: the
+    wakeup for the flag comes `settle_us` after the exact instant (the deadline step looks
+    only that far back), so the flag falls at once and no wakeup repeats an instant."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    app = clock.app
+    # a press on a whole ms of the loop's clock, or 3 us past one (the assert checks it)
+    ms = (clock.vt.us - clock.at_us(0)) // 1000 + 50  # 50 ms from now on the loop's clock
+    at = clock.at_us(ms) + after_ms * 3
+    machine.after(at - clock.vt.us, lambda: machine.press(LEVER["left"]))
+    clock.run_ms(100)
+    machine.release(LEVER["left"])
+    g = game(clock)
+    assert g.state == E.RUNNING
+    assert g.deadline_exact()[1] == after_ms * 3
+    wake = app.wake
+    seen = [-1, 0]  # the virtual us of the last wakeup, how many wakeups at it
+
+    def watched():
+        us = clock.vt.us
+        seen[1] = seen[1] + 1 if us == seen[0] else 0
+        seen[0] = us
+        if seen[1] > 50:
+            raise Spin()
+        return wake()
+
+    app.wake = watched
+    clock.run_ms(61_000)
+    assert g.state == E.FLAGGED and g.first_flag == 1
+    no_errors(tmp_path)
+
+
 # ------------------------------------------------------------ buttons
 def test_set_held_through_the_game_start_does_nothing_to_the_game(tmp_path):
     """SET goes down on the ready screen, Black starts the clock, SET stays down past its

@@ -300,9 +300,11 @@ class App:
         mono.update(time.ticks_us())
         wake = mono.ticks_at(nxt)
         if nxt == deadline:
+            # The deadline step judges deadlines up to the reading less `settle_us`: wake
+            # that long after the exact instant, on a whole ms too (du 0), or the wakeup
+            # would find the flag not yet due and sleep again until the same instant.
             du = g.deadline_us()
-            if du:
-                wake = time.ticks_add(wake, du - 1000 + levers.settle_us)
+            wake = time.ticks_add(wake, (du - 1000 if du else 0) + levers.settle_us)
         self._wake_us = wake
 
     # ------------------------------------------------------ the steps of a wakeup
