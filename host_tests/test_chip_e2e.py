@@ -194,7 +194,11 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
     )
     shown = " ".join(map(str, out))
     assert all(4_000 < us <= 5_200 for us in out), shown  # never 1 ms early or more
-    assert sum(1 for us in out if us >= 5_000) >= 10, shown  # the grid would cut 11 short
+    # A poll whose first look straddles a ms boundary ends up to 1 ms early: with a look
+    # of about 0.17 ms, 2 of the 12 phases on average, which ones moving with the phase
+    # the REPL's code starts at (any change of the firmware moves it); the ms grid would
+    # cut 11 of them short
+    assert sum(1 for us in out if us >= 5_000) >= 8, shown
 
 
 def test_a_poll_cut_short_leaves_its_timer_to_wake_the_next_sleep(clock):
@@ -317,7 +321,11 @@ def test_the_displays_are_driven_by_the_pio(pico, clock):
         "print(json.dumps([ds[0].nacks, ds[1].nacks, time.ticks_diff(t1, t0)]))"
     )
     assert out[:2] == [0, 0]
-    assert out[2] < 150  # us of CPU for a frame of 700 us on the wire
+    # The CPU hands a frame of 700 us on the wire to the FIFO and goes on: its share is
+    # about 150 us, a few us more or less with the layout of the firmware's bytecode and
+    # heap (147 to 153 seen between builds); a CPU that waited for the wire would take
+    # 700 or more (SoftI2C: 1070)
+    assert out[2] < 250
     tr = ready.trace()
     ready.close()
     clean(tr)
