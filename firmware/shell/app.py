@@ -45,7 +45,7 @@ wakeup polls and redraws everything); the watchdog resets a hung loop, and the g
 its journal's last record, or saved at the last pause) is offered again at power-up.
 
 USB: the serial port is the board's `usb` (usbguard.py), to which the app attaches the live
-feed it builds (feed.py: the game's lines for a host, written at step 10). From the loop's
+feed it builds (feed.py: the game's lines for a host, written at the feed step). From the loop's
 start Ctrl-C is an ordinary byte; while a game is in progress (RUNNING, PAUSED, FLAGGED)
 nothing a host sends changes anything, each burst gets a status line. At the ready screen
 and after a result, a Ctrl-C from the host hands the board over at a safe point, between
