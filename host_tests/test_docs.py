@@ -202,3 +202,24 @@ def test_the_history_check_reads_comments_and_docstrings_not_code():
         "# see issue 5",
         '"""phase 2 of it"""',
     ]
+
+
+LOOP_STEP = re.compile(r"\b[Ss]teps? \d+\b")
+# archive.py numbers the three writes of its own recording protocol, not the loop's steps
+OWN_STEPS = {"archive.py"}
+
+
+def test_the_loops_steps_are_numbered_once():
+    """App.wake's docstring numbers the loop's steps; everything else names them (the levers
+    step, the sleep step), so a step added or removed renumbers nothing elsewhere."""
+    app = ROOT / "firmware" / "shell" / "app.py"
+    found = []
+    for path in DOCS + sorted((ROOT / "firmware").rglob("*.py")):
+        if path.name in OWN_STEPS:
+            continue
+        text = path.read_text()
+        if path == app:
+            start = text.index("    def wake(self):")
+            text = text[:start] + text[text.index('"""', text.index('"""', start) + 3) :]
+        found += ["%s: %s" % (path.name, m.group(0)) for m in LOOP_STEP.finditer(text)]
+    assert found == []
