@@ -32,7 +32,7 @@ import chip  # noqa: E402
 
 MS = chip.MS
 RAPID_25_10 = 2  # presets.py
-BOOT_MS = 1_000
+BOOT_MS = chip.BOOT_MS
 ERASE_NS = 45 * MS
 PAGE_NS = 700_000
 # Flash ops this close (ns) after the end of the one before are one write: a record's files
