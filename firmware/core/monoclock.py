@@ -6,14 +6,15 @@ half of that, while a player may think for hours. The loop calls `update(ticks_u
 more than a fraction of the period; the count is kept as whole ms plus a us remainder, so it
 never drifts, and stays a small int for 12 days of uptime.
 
-Lever stamps taken in an interrupt are converted with `ms_at(stamp_us)`: it returns the ms of
-the stamp on the same grid (floor) and leaves its us within that ms in `at_us` (0..999), so
-the pair is the stamp's exact instant on the monotonic clock: the interval between two stamps
-is exact to the us (the engine charges moves with it, engine.py), however many wraps and
-updates lie between them. A stamp slightly before the last update (taken in an IRQ just
-before the loop read the clock) maps correctly too.
+Lever stamps taken in an interrupt are converted with `instant(stamp_us, out)`: it writes the
+ms of the stamp on the same grid (floor) to `out[0]` and its us within that ms (0..999) to
+`out[1]` (`out`: a preallocated int array of the caller's; the pair needs no tuple, and the
+call runs per press under the heap lock), so the pair is the stamp's exact instant on the
+monotonic clock: the interval between two stamps is exact to the us (the engine charges moves
+with it, engine.py), however many wraps and updates lie between them. A stamp slightly before
+the last update (taken in an IRQ just before the loop read the clock) maps correctly too.
 
-Allocation-free: `update` and `ms_at` only do small-int arithmetic (hard-IRQ safe too, though
+Allocation-free: `update` and `instant` only do small-int arithmetic (hard-IRQ safe too, though
 the firmware only calls them from the loop) while `ms` stays below 2**30 (12.4 days). The
 shell re-bases the count (`rebase`) when it has passed REBASE_MS and no game holds an
 instant in it, so a clock powered for weeks keeps small ints (and the engine's int32
@@ -32,7 +33,6 @@ class MonoClock:
         self._last_us = now_us  # raw ticks_us at the last update
         self.rem_us = 0  # 0..999: the us past `ms` at the last update (not counted in it)
         self.ms = 0  # monotonic ms since construction
-        self.at_us = 0  # us within its ms of the stamp last given to ms_at (0..999)
 
     def update(self, now_us):
         """Advance to the raw tick value `now_us`; returns the monotonic ms. A value from
@@ -59,9 +59,10 @@ class MonoClock:
         lost). Only the caller knows that no stored instant refers to the old count."""
         self.ms = 0
 
-    def ms_at(self, stamp_us):
-        """Monotonic ms of a raw stamp within half a tick period of the last update (rounded
-        down); its us within that ms goes to `at_us`."""
+    def instant(self, stamp_us, out):
+        """The exact instant of a raw stamp within half a tick period of the last update:
+        its monotonic ms (rounded down) to `out[0]`, its us within that ms (0..999) to
+        `out[1]` (`out`: an int array of two cells, the caller's)."""
         total = self.rem_us + ticks_diff(stamp_us, self._last_us)
-        self.at_us = total % 1000
-        return self.ms + total // 1000
+        out[0] = self.ms + total // 1000
+        out[1] = total % 1000

@@ -63,6 +63,7 @@ cut left behind, the journal first (appjournal.py).
 
 import os
 import time
+from array import array
 
 import appfiles
 import appjournal
@@ -118,6 +119,7 @@ class App:
         self.files.boot(status)
         self.view.apply(self.ui.settings)
         self._on_lever = self.on_lever  # bound once: drain() must not allocate a bound method
+        self._at = array("i", (0, 0))  # a press's instant (MonoClock.instant): ms, us
         self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
         if self.usb is not None:  # the live feed (feed.py), written through the port in blocks
             self.usb.attach(Feed(BLOCK, self.usb))
@@ -172,9 +174,9 @@ class App:
             wdt.feed()
 
     def on_lever(self, side, stamp_us):
-        mono = self.mono
-        at = mono.ms_at(stamp_us)  # the stamp's exact instant: ms, and its us in at_us
-        ev = self.ui.game.press(side, at, mono.at_us)
+        at = self._at
+        self.mono.instant(stamp_us, at)  # the stamp's exact instant: ms, us
+        ev = self.ui.game.press(side, at[0], at[1])
         if ev & (E.EV_FLAG | E.EV_PERIOD | E.EV_REFUSED):  # a sound (a move or start: none)
             self._events(ev)
 

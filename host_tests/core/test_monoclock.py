@@ -1,8 +1,10 @@
 """MonoClock: the wrap of ticks_us never shows, long moves stay exact, stamps map to one grid."""
 
 import unittest
+from array import array
 from time import ticks_add
 
+import micropython
 from monoclock import MonoClock
 
 PERIOD = 1 << 30
@@ -29,17 +31,35 @@ class MonoClockTest(unittest.TestCase):
     def test_stamps_before_and_after_the_last_update(self):
         c = MonoClock(NEAR_WRAP)
         c.update(ticks_add(NEAR_WRAP, 5_000_700))  # ms = 5000, rem = 700
-        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 5_000_000)), 5_000)
-        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 4_999_999)), 4_999)
-        self.assertEqual(c.ms_at(ticks_add(NEAR_WRAP, 5_001_000)), 5_001)
+        at = array("i", (0, 0))
+        for stamp, ms in ((5_000_000, 5_000), (4_999_999, 4_999), (5_001_000, 5_001)):
+            c.instant(ticks_add(NEAR_WRAP, stamp), at)
+            self.assertEqual(at[0], ms)
 
     def test_a_stamp_keeps_its_us_within_the_ms(self):
         c = MonoClock(NEAR_WRAP)
         c.update(ticks_add(NEAR_WRAP, 5_000_700))  # ms = 5000, rem = 700
-        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_000_000)), c.at_us), (5_000, 0))
-        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 4_999_999)), c.at_us), (4_999, 999))
-        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_001_234)), c.at_us), (5_001, 234))
-        self.assertEqual((c.ms_at(ticks_add(NEAR_WRAP, 5_000_701)), c.at_us), (5_000, 701))
+        at = array("i", (0, 0))
+        for stamp, ms, us in (
+            (5_000_000, 5_000, 0),
+            (4_999_999, 4_999, 999),
+            (5_001_234, 5_001, 234),
+            (5_000_701, 5_000, 701),
+        ):
+            c.instant(ticks_add(NEAR_WRAP, stamp), at)
+            self.assertEqual((at[0], at[1]), (ms, us))
+
+    def test_instant_allocates_nothing(self):
+        c = MonoClock(NEAR_WRAP)
+        c.update(ticks_add(NEAR_WRAP, 5_000_700))
+        at = array("i", (0, 0))
+        micropython.heap_lock()
+        try:
+            c.instant(ticks_add(NEAR_WRAP, 4_999_999), at)
+            c.instant(ticks_add(NEAR_WRAP, 5_001_234), at)
+        finally:
+            micropython.heap_unlock()
+        self.assertEqual((at[0], at[1]), (5_001, 234))
 
     def test_an_old_value_does_not_move_the_clock_back(self):
         c = MonoClock(NEAR_WRAP)

@@ -26,6 +26,7 @@ output.
 import bisect
 import copy
 import time
+from array import array
 
 import engine as E
 import machine
@@ -64,6 +65,7 @@ class LoopRecorder:
         self.delivered = []  # (side, stamp_us, pre, post)
         self.cleared = []  # stamps thrown away in a menu
         wake = app.wake
+        instant = array("i", (0, 0))  # MonoClock.instant's (ms, us)
 
         def recorded_wake():
             us = machine.now_us()
@@ -73,7 +75,8 @@ class LoopRecorder:
             finally:
                 # The state is valid from the wakeup's own `now` (its start: the loop reads
                 # the clock again at its end, for the sleep), unless it re-based the count.
-                at = app.mono.ms_at(ticks)
+                app.mono.instant(ticks, instant)
+                at = instant[0]
                 self.states.append((at if at >= 0 else app.mono.ms, us, copy.deepcopy(app.ui)))
 
         app.wake = recorded_wake
@@ -81,8 +84,8 @@ class LoopRecorder:
 
         def recorded_on_lever(side, stamp_us):
             g = app.ui.game
-            at = app.mono.ms_at(stamp_us)
-            at = max((at, app.mono.at_us), (g.last_event, g.last_us))  # exact: (ms, us)
+            app.mono.instant(stamp_us, instant)
+            at = max((instant[0], instant[1]), (g.last_event, g.last_us))  # exact: (ms, us)
             start = (g.turn_start, g.turn_us)
             pre = (g.state, g.running, start, g.deadline_exact(), g.moves[side], g.flagged[side])
             on_lever(side, stamp_us)
