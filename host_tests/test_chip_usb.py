@@ -7,7 +7,6 @@ once without: the displays and LEDs must show the same texts at the same instant
 the few ms the USB handling may shift a frame), and both clocks the times the press stamps
 give. Skipped, as the other chip tests, without MICROPYTHON_UF2."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -123,7 +122,6 @@ def test_a_host_that_stops_reading_costs_no_wakeup_a_wait(pico):
     500 ms (whole lines written at a POLLOUT do: twice here); none does, and the clock keeps
     exact time. Once the host reads again it
     gets every move (usbguard.py: whole blocks, a block per POLLOUT, from power-up)."""
-    sys.path.insert(0, str(ROOT / "tools"))
     import live_feed
 
     with pico.session() as s:

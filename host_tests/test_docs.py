@@ -9,7 +9,6 @@ numbers ("the rp2 port's issue tracker"), or listed in ALLOWED with the reason.
 
 import io
 import re
-import sys
 import tokenize
 from pathlib import Path
 
@@ -120,7 +119,6 @@ def test_every_document_is_linked_from_the_front_page_or_another_document():
 
 
 def test_the_picture_is_what_the_firmware_shows():
-    sys.path.insert(0, str(ROOT / "tools"))
     import picture
 
     assert (ROOT / "docs" / "clock.svg").read_text() == picture.render()

@@ -20,7 +20,6 @@ import csv
 import io
 import json
 import re
-import sys
 from pathlib import Path
 
 import app as app_mod
@@ -526,7 +525,6 @@ def test_a_game_resumed_after_a_power_cut_exports_every_move(tmp_path):
     """On the simulated board (main.py, real pins, virtual time): 12 moves, pause, power
     cut, resume, 10 more moves, the arbiter rules a draw; `make export` on the flash's
     games/ gives a PGN with all 22 half-moves and their clock times."""
-    sys.path.insert(0, str(ROOT / "tools"))
     import export_games
 
     def power_on():

@@ -1,18 +1,26 @@
 """The host tools import each other one way only: the graph of
-`import X` / `from X import` between tools/*.py has no cycle, and the modules shared by
-`make flash` and `make uf2` import neither of them."""
+`import X` / `from X import` between the modules of tools/ and its folders (tools/paths.py's
+FOLDERS) has no cycle, every module's name is unique across them (they are imported by flat
+names), and the modules shared by `make flash` and `make uf2` import neither of them."""
 
 import ast
-from pathlib import Path
+from collections import Counter
 
-TOOLS = Path(__file__).resolve().parent.parent / "tools"
+import paths
+
+TOOLS = paths.TOOLS
+
+
+def tool_modules():
+    """Every module of tools/ and of its folders imported by flat name."""
+    return [p for d in [TOOLS, *(TOOLS / n for n in paths.FOLDERS)] for p in d.glob("*.py")]
 
 
 def tool_imports():
     """{module: set of tools modules it imports} read from the sources (ast, not import)."""
-    names = {p.stem for p in TOOLS.glob("*.py")}
+    names = {p.stem for p in tool_modules()}
     graph = {}
-    for path in TOOLS.glob("*.py"):
+    for path in tool_modules():
         found = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -49,6 +57,16 @@ def cycle(graph):
 
 def test_the_tools_have_no_import_cycle():
     assert cycle(tool_imports()) is None
+
+
+def test_every_tools_module_name_is_unique():
+    """Two modules of one name in two folders: which one an import finds would depend on
+    sys.path's order."""
+    names = Counter(p.stem for p in tool_modules())
+    assert [name for name, n in names.items() if n > 1] == []
+    assert set(paths.FOLDERS) == {
+        p.name for p in TOOLS.iterdir() if p.is_dir() and any(p.glob("*.py"))
+    } - {"simboard"}
 
 
 def test_the_cycle_finder_finds_one():

@@ -22,7 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-import flash
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import flash  # noqa: E402
 
 KEEP_FILES = ("settings.json", "game.json", "errors.log")
 KEEP_DIRS = ("games",)

@@ -24,7 +24,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import firmware_build
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import firmware_build  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"

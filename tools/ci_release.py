@@ -20,9 +20,14 @@ import re
 import sys
 from pathlib import Path
 
-import firmware_build
-import micropython_pin
-from micropython_uf2 import ReleaseError, sha256_hex
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import firmware_build  # noqa: E402
+import micropython_pin  # noqa: E402
+from micropython_uf2 import ReleaseError, sha256_hex  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,11 +28,11 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import simboard  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
 
-simboard.install_paths()
+paths.install(board=True)
+ROOT = paths.ROOT
 
 # ---------------------------------------------------------------------------- the Pico
 # Current into a Pico at 125 MHz, at VBUS 5 V: 19 mA with the core asleep in WFE (the rp2

@@ -57,9 +57,14 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-import flash
-import pgn_merge
-from game_record import (  # noqa: F401  (the names this tool has always offered)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import flash  # noqa: E402
+import pgn_merge  # noqa: E402
+from game_record import (  # noqa: E402, F401  (the names this tool has always offered)
     COLOURS,
     RESULTS,
     SIDES,
@@ -70,8 +75,8 @@ from game_record import (  # noqa: F401  (the names this tool has always offered
     parse_game,
     time_odds,
 )
-from pgn_headers import colour_time_control, movesless_tags, tag_line
-from pgn_scoresheet import decode, read_sheets
+from pgn_headers import colour_time_control, movesless_tags, tag_line  # noqa: E402
+from pgn_scoresheet import decode, read_sheets  # noqa: E402
 
 GAME_NAME = re.compile(r"g\d{3}\.json")
 TMP_NAME = re.compile(r"g\d{3}\.json\.tmp")  # a record a power cut left before its rename

@@ -41,12 +41,17 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-import bootsel
-import clock_link
-import download
-import release
-import runner
-from firmware_build import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import bootsel  # noqa: E402
+import clock_link  # noqa: E402
+import download  # noqa: E402
+import release  # noqa: E402
+import runner  # noqa: E402
+from firmware_build import (  # noqa: E402
     BUILD,
     VersionError,
     compile_command,
@@ -55,8 +60,8 @@ from firmware_build import (
     firmware_version,
     shipped_names,
 )
-from micropython_uf2 import ReleaseError
-from runner import ProcessError, Result, last_line  # noqa: F401 (flash.Result: fakes)
+from micropython_uf2 import ReleaseError  # noqa: E402
+from runner import ProcessError, Result, last_line  # noqa: E402, F401 (flash.Result: fakes)
 
 # last_line and Result come from runner.py; backup.py and export_games.py use them as
 # flash.last_line, and the fakes in their tests answer with flash.Result.

@@ -47,11 +47,16 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import chess.pgn
-import export_games
-import live_feed
-import pgn_headers
-from pgn_scoresheet import decode, read_sheets
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import chess.pgn  # noqa: E402
+import export_games  # noqa: E402
+import live_feed  # noqa: E402
+import pgn_headers  # noqa: E402
+from pgn_scoresheet import decode, read_sheets  # noqa: E402
 
 RETRY_S = 1.0  # an unplugged clock's port is opened again this often
 SILENT_S = 10.0  # a clock in a game silent this long is "silent" (state lines every 5 s)

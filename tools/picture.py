@@ -15,10 +15,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
 
-import sim  # noqa: E402  (puts the firmware and the fake machine on sys.path)
+paths.install(board=True)
+ROOT = paths.ROOT
+
+import sim  # noqa: E402
 
 OUT = ROOT / "docs" / "clock.svg"
 # From power-up: the chooser, five steps to preset 5 (Blitz 5+3), choose it; Black presses,

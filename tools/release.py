@@ -56,14 +56,19 @@ import os
 import sys
 from pathlib import Path
 
-import download
-import firmware_build
-import littlefs
-import micropython_pin
-import micropython_uf2
-import uf2
-from micropython_uf2 import ReleaseError
-from runner import Runner, last_line
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install()
+
+import download  # noqa: E402
+import firmware_build  # noqa: E402
+import littlefs  # noqa: E402
+import micropython_pin  # noqa: E402
+import micropython_uf2  # noqa: E402
+import uf2  # noqa: E402
+from micropython_uf2 import ReleaseError  # noqa: E402
+from runner import Runner, last_line  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -44,11 +44,11 @@ import sys
 import time as _wall
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import simboard  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+import paths  # noqa: E402
 
-simboard.install_paths()
+paths.install(board=True)
+ROOT = paths.ROOT
 
 import machine  # noqa: E402  (the fake one, from tools/simboard/mp)
 

@@ -32,19 +32,15 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+import micropython_pin
+import micropython_uf2
+import release
+import runner
+
+from simboard import tm1637_decode
+from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import simboard  # noqa: E402
-
-simboard.install_paths()
-
-import micropython_pin  # noqa: E402
-import micropython_uf2  # noqa: E402
-import release  # noqa: E402
-import runner  # noqa: E402
-
-from simboard import tm1637_decode  # noqa: E402
-from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
 
 UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 # A run that ends this much (ms) after the asked instant ended inside a flash stall.

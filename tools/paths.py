@@ -1,0 +1,39 @@
+"""The import paths of the host tools, set in one place.
+
+The tools import each other by flat module names (`import flash`, `import chip`), as the
+firmware's modules do on the board: every folder of FOLDERS goes on sys.path, so a module's
+name is unique across tools/ (host_tests/tools/test_tool_imports.py checks it). tools/ itself
+goes there too, for this module and the `simboard` package.
+
+An entry script (what make and the workflows run) reaches this module in two lines, before
+its imports of other tools:
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
+    import paths  # noqa: E402
+
+then calls paths.install(); host_tests/conftest.py does the same for every test. Library
+modules set no paths: whoever started them has.
+"""
+
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+# The folders of tools/ whose modules are imported by their flat names.
+FOLDERS = ("chip",)
+
+
+def install(board=False):
+    """Put tools/ and each of FOLDERS first on sys.path, once; with `board`, also the
+    simulated board's fakes and the firmware's folders (simboard.install_paths), for what
+    runs the firmware on the host. Returns the folders of tools/ put there."""
+    folders = [TOOLS, *(TOOLS / name for name in FOLDERS)]
+    for folder in map(str, reversed(folders)):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    if board:
+        import simboard
+
+        simboard.install_paths()
+    return folders
