@@ -80,7 +80,7 @@ chromium:
 
 ## make sim: the real firmware on a simulated board, in this terminal
 sim: $(PYDEPS)
-	$(PY) tools/sim.py $(SIMARGS)
+	$(PY) tools/sim/sim.py $(SIMARGS)
 
 ## make bench: counts and allocation under MicroPython 1.27 (WebAssembly); its RP2040
 ## figures are estimates: the chip's own come from make chip-bench

@@ -1,4 +1,4 @@
-"""tools/sim.py (`make sim`): script mode, the big-digit drawing, and the terminal UI in tmux.
+"""tools/sim/sim.py (`make sim`): script mode, the big-digit drawing, and the terminal UI in tmux.
 
 The tmux test drives the simulator the way a person would (keys in, screen out) and reads
 the big digits back from the screen with its own decoder, so it checks the whole path from
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SIM = ROOT / "tools" / "sim.py"
+SIM = ROOT / "tools" / "sim" / "sim.py"
 LINE = re.compile(r"^t=(\d+) L='([^']*)' R='([^']*)' leds=([01])([01]) buzz=([01])$")
 
 

@@ -9,8 +9,9 @@ buzzer, and turns keys into lever and button presses.
 
 Usage:
     make sim [SIMARGS="--speed 10 --bell"]
-    .venv/bin/python tools/sim.py [--speed N] [--flash DIR] [--battery-mv MV] [--bell] [--ascii]
-    .venv/bin/python tools/sim.py --script FILE [--changes] [--print-every MS]
+    .venv/bin/python tools/sim/sim.py [--speed N] [--flash DIR] [--battery-mv MV] [--bell]
+                                      [--ascii]
+    .venv/bin/python tools/sim/sim.py --script FILE [--changes] [--print-every MS]
 
 Keys (interactive; the same keys are used in scripts):
     z  left lever          m  right lever         space  lever of the running side
@@ -44,7 +45,7 @@ import sys
 import time as _wall
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install(board=True)

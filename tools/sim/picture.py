@@ -1,11 +1,11 @@
 """docs/clock.svg: a picture of the clock in play, drawn from the real firmware.
 
 Owns the picture on the README's front page. It boots the firmware on the simulator's board
-(tools/sim.py's `Sim`, virtual time), chooses Blitz 5+3, lets Black press, runs White's clock
+(tools/sim/sim.py's `Sim`, virtual time), chooses Blitz 5+3, lets Black press, runs White's clock
 for a while and draws what the two TM1637 displays and the LEDs then show, segment by segment
 from the bytes the chip models hold. Run it again after a change to the display:
 
-    .venv/bin/python tools/picture.py [--out docs/clock.svg]
+    .venv/bin/python tools/sim/picture.py [--out docs/clock.svg]
 
 host_tests/test_docs.py checks that the committed picture is what this tool draws.
 """
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install(board=True)
