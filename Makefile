@@ -85,7 +85,7 @@ sim: $(PYDEPS)
 ## make bench: counts and allocation under MicroPython 1.27 (WebAssembly); its RP2040
 ## figures are estimates: the chip's own come from make chip-bench
 bench: deps
-	$(PY) tools/bench.py
+	$(PY) tools/bench/bench.py
 
 ## make chip-bench [MICROPYTHON_UF2=path] [BASELINE=ref]: the figures measured on real
 ## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals; without the path,

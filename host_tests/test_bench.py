@@ -1,4 +1,4 @@
-"""Smoke test of `make bench` (tools/bench.py + tools/bench_mp.py under MicroPython 1.27).
+"""Smoke test of `make bench` (tools/bench/bench.py + bench_mp.py under MicroPython 1.27).
 
 Runs the MicroPython half with very few iterations and checks that its output parses and that
 the hot paths allocate nothing (allocation is deterministic; timings are never asserted)."""

@@ -5,7 +5,7 @@ within 5 ms of it; levers, flags and long presses are served within the same bou
 The real firmware runs on the simulated board (simboard/firmware.py). Time is virtual: the
 firmware's own code takes no time here except the TM1637's bit delays (sleep_us), so these
 tests check the loop's scheduling (when it wakes and writes), not the chip's speed; `make
-bench` turns the measured work into chip figures (tools/bench.py). The reference for "what
+bench` turns the measured work into chip figures (tools/bench/bench.py). The reference for "what
 should be shown at ms t" is the UI's own render(t) on the live engine, over a stretch with
 no key and no press, where the engine's state does not change.
 """

@@ -154,7 +154,7 @@ def test_probe_under_micropython(tmp_path):
     script = tmp_path / "probe.py"
     script.write_text(flash.IMPL_PROBE)
     proc = subprocess.run(
-        ["node", str(ROOT / "tools" / "mp_run.mjs"), str(script)],
+        ["node", str(ROOT / "tools" / "bench" / "mp_run.mjs"), str(script)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -369,7 +369,13 @@ def test_stale_source_script_under_micropython(tmp_path):
         + "print(sorted(f for f in os.listdir('/') if f.endswith('.py')))\n"
     )
     proc = subprocess.run(
-        ["node", str(ROOT / "tools" / "mp_run.mjs"), "--mount", "%s:/" % fs, str(script)],
+        [
+            "node",
+            str(ROOT / "tools" / "bench" / "mp_run.mjs"),
+            "--mount",
+            "%s:/" % fs,
+            str(script),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -485,7 +491,13 @@ def test_device_test_runner_under_micropython(tmp_path):
     script = tmp_path / "run_tests.py"
     script.write_text(flash.device_test_runner_source(["test_bad", "test_broken", "test_good"]))
     proc = subprocess.run(
-        ["node", str(ROOT / "tools" / "mp_run.mjs"), "--mount", "%s:/tests" % tests, str(script)],
+        [
+            "node",
+            str(ROOT / "tools" / "bench" / "mp_run.mjs"),
+            "--mount",
+            "%s:/tests" % tests,
+            str(script),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

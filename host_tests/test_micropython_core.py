@@ -18,7 +18,7 @@ CORE = sorted(p.stem for p in (ROOT / "host_tests" / "core").glob("test_*.py"))
 def run_micropython(script, *args, heap=512 * 1024, timeout=600):
     cmd = [
         "node",
-        str(ROOT / "tools" / "mp_run.mjs"),
+        str(ROOT / "tools" / "bench" / "mp_run.mjs"),
         "--heap",
         str(heap),
         "--mount",

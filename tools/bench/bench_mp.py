@@ -1,11 +1,11 @@
 """The MicroPython half of `make bench`: speed and allocation of the firmware's hot paths.
 
-Runs under real MicroPython 1.27 (tools/mp_run.mjs, with firmware/ and tools/ mounted and on
-sys.path); tools/bench.py starts it and formats the results.
+Runs under real MicroPython 1.27 (tools/bench/mp_run.mjs, with firmware/ and tools/bench/
+mounted and on sys.path); tools/bench/bench.py starts it and formats the results.
 
 usage: bench_mp.py [--mpy BLOB] [N [ROOT]]
     --mpy   import the firmware from .mpy files (as on the board) instead of sources: BLOB
-            (mpy_blob.json, written by tools/bench.py) holds them; they are unpacked to
+            (mpy_blob.json, written by tools/bench/bench.py) holds them; they are unpacked to
             /mpyfw, which goes first on sys.path
     N       calls per measurement (default 20000, at least 64)
     ROOT    writable folder for the App's settings (default /flash, created if missing)
@@ -15,7 +15,7 @@ Prints one line per figure: `BENCH {"key": ..., "value": ..., "unit": ..., "targ
 non-zero exit code.
 
 This entry owns the order of the run and the boot figure: it unpacks the .mpy files, takes
-the heap baseline, boots the App on the stand-in board (tools/bench_board.py) and reads the
+the heap baseline, boots the App on the stand-in board (tools/bench/bench_board.py) and reads the
 heap after boot *before* it imports the bench's own modules (so their code is not counted),
 then hands over to them, one job each:
     bench_measure   how a figure is measured (time, bytes, heap_lock proof) and printed
@@ -31,7 +31,7 @@ _MPY_DIR = "/mpyfw"
 
 
 def _unpack_mpy(blob):
-    """Write the .mpy files packed in `blob` (see tools/bench.py write_blob) to _MPY_DIR,
+    """Write the .mpy files packed in `blob` (see tools/bench/bench.py write_blob) to _MPY_DIR,
     streaming: only small, short-lived objects (the wasm port's GC is conservative)."""
     import os
     from binascii import unhexlify

@@ -1,7 +1,7 @@
 """make bench, MicroPython half: driving the App's event-driven loop on virtual time.
 
-Runs under MicroPython 1.27 (imported by tools/bench_loop.py). The loop is event-driven
-(app.py): these runs drive App.safe_wake() and the stand-in bell (tools/bench_board.py)
+Runs under MicroPython 1.27 (imported by tools/bench/bench_loop.py). The loop is event-driven
+(app.py): these runs drive App.safe_wake() and the stand-in bell (tools/bench/bench_board.py)
 exactly as App.run_loop() does, on virtual time. Nothing here allocates once a run has
 started: the heap_lock proof of the loop runs `loop` itself.
 """

@@ -1,7 +1,7 @@
 """make bench, MicroPython half: the hot paths alone (engine press and tick, a UI frame,
 TM1637.show, timefmt), each timed, its allocation counted and proved under heap_lock.
 
-Runs under MicroPython 1.27 (imported by tools/bench_mp.py); figures through
+Runs under MicroPython 1.27 (imported by tools/bench/bench_mp.py); figures through
 bench_measure.measure.
 """
 

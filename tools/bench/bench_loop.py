@@ -2,7 +2,7 @@
 loop under heap_lock for 60 s of play, the lever's and the flag's lags, and per scenario
 (mm:ss, tenths, h:mm, nobody touching) wakeups, frames and work per second.
 
-Runs under MicroPython 1.27 (imported by tools/bench_mp.py), on the App the entry booted;
+Runs under MicroPython 1.27 (imported by tools/bench/bench_mp.py), on the App the entry booted;
 drives it with bench_drive, reports with bench_measure.
 """
 

@@ -1,6 +1,6 @@
 // Run Python source under real MicroPython 1.27 (the WebAssembly port from npm) in Node.
 //
-// usage: node tools/mp_run.mjs [--heap BYTES] [--mount HOSTDIR:/DIR ...] [--path /DIR ...] SCRIPT.py [ARG ...]
+// usage: node tools/bench/mp_run.mjs [--heap BYTES] [--mount HOSTDIR:/DIR ...] [--path /DIR ...] SCRIPT.py [ARG ...]
 //
 // Each --mount copies the *.py files of HOSTDIR (recursively) into the in-memory
 // filesystem at /DIR; each --path is put first on sys.path. SCRIPT.py runs as __main__

@@ -1,7 +1,7 @@
 """make bench, MicroPython half: how one figure is measured and reported.
 
-Runs under MicroPython 1.27 (imported by tools/bench_mp.py). Owns the output format (one
-`BENCH {json}` line per figure, parsed by tools/bench.py) and the three measurements every
+Runs under MicroPython 1.27 (imported by tools/bench/bench_mp.py). Owns the output format (one
+`BENCH {json}` line per figure, parsed by tools/bench/bench.py) and the three measurements every
 hot path gets (`measure`): its time per call, its bytes allocated per call, and a heap_lock
 proof.
 

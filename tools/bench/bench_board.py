@@ -7,7 +7,7 @@ a fake PWM and fake PIO state machines (`LeverMachine` pushes the word lever_pio
 pushes for a press at the bench clock's instant, and raises its IRQ), so their Python cost is
 part of what the bench
 measures; a frame's wire time (the PIO's, 0.6 ms to the address transaction's end) is added
-by tools/bench.py to the lags. `usb` is the real usbguard.UsbGuard on a port whose host reads
+by tools/bench/bench.py to the lags. `usb` is the real usbguard.UsbGuard on a port whose host reads
 everything (HostPort), so the live feed's lines are written and counted in every figure.
 
 `VirtualTime` replaces the `time` module of the app and the drivers (`install`), so the bench
@@ -145,7 +145,7 @@ class LeverMachine:
 
 class FakeMachine:
     """A PIO state machine as tm1637.py uses it (put, rx_fifo, get); every byte is
-    acknowledged. The frame's wire time is the PIO's, not the CPU's (tools/bench.py)."""
+    acknowledged. The frame's wire time is the PIO's, not the CPU's (tools/bench/bench.py)."""
 
     def put(self, buf):
         pass
