@@ -114,9 +114,9 @@ flash: $(PYDEPS)
 
 ## make uf2 [MICROPYTHON_UF2=path] [MICROPYTHON_UF2_URL=url] [LOCKED=1]:
 ## build/chess-clock-VERSION.uf2 and .uf2.sha256, MicroPython + the clock; the first run
-## downloads MicroPython and pins its sha256 in tools/micropython_release.json (commit it)
+## downloads MicroPython and pins its sha256 in tools/release/micropython_release.json (commit it)
 uf2: $(PYDEPS)
-	$(PY) tools/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)") \
+	$(PY) tools/release/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)") \
 	  $(if $(MICROPYTHON_UF2_URL),--url "$(MICROPYTHON_UF2_URL)") $(if $(LOCKED),--locked)
 
 ## make backup [PORT=...]: settings, saved game and game logs into backups/clock-DATE-SERIAL

@@ -25,7 +25,7 @@ import download  # noqa: E402
 import inputs  # noqa: E402
 import micropython_uf2  # noqa: E402
 
-REAL_PIN = ROOT / "tools" / "micropython_release.json"
+REAL_PIN = ROOT / "tools" / "release" / "micropython_release.json"
 MP_FILE = json.loads(REAL_PIN.read_text())["file"]
 MP_UF2 = placeholder_uf2.uf2_file()
 MP_SHA = micropython_uf2.sha256_hex(MP_UF2)
@@ -99,7 +99,9 @@ def pinned_rom(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     yield
-    assert REAL_PIN.read_bytes() == before, "a test modified tools/micropython_release.json"
+    assert REAL_PIN.read_bytes() == before, (
+        "a test modified tools/release/micropython_release.json"
+    )
 
 
 def pin_copy(path, url, sha256):

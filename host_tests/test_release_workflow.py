@@ -1,5 +1,5 @@
-"""The release path: tools/ci_release.py (the tag is firmware/core/version.py's version, the
-MicroPython pin is committed, the release notes), the release job's steps run here in
+"""The release path: tools/release/ci_release.py (the tag is firmware/core/version.py's
+version, the MicroPython pin is committed, the release notes), the release job's steps run here in
 order on a copy of the project, and the workflow files in .github/workflows (pinned
 actions, the steps the issue asks for, and zizmor catching a broken workflow)."""
 
@@ -38,7 +38,7 @@ def project_with(path, version="0.1.0"):
 
 
 def pin_copy(path, sha256=MP_SHA):
-    pin = json.loads((ROOT / "tools" / "micropython_release.json").read_text())
+    pin = json.loads((ROOT / "tools" / "release" / "micropython_release.json").read_text())
     pin["sha256"] = sha256
     path.write_text(json.dumps(pin, indent=2) + "\n")
     return path
@@ -120,7 +120,7 @@ def test_the_release_job_builds_a_file_its_notes_and_sha256sum_agree_on(tmp_path
     status, out, err = run_tool(*common, "check", "v0.4.2")
     assert status == 0, err
     proc = subprocess.run(
-        [PY, str(ROOT / "tools" / "release.py"), *common, "--locked"],
+        [PY, str(ROOT / "tools" / "release" / "release.py"), *common, "--locked"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -192,18 +192,20 @@ def test_the_test_workflow_caches_the_chip_downloads_by_their_pins():
     step = text[cache : text.index("- name:", cache)]
     assert re.search(r"^\s+path: build/cache$", step, re.M)
     key = re.search(r"^\s+key: (.+)$", step, re.M).group(1)
-    assert "hashFiles('tools/micropython_release.json', 'tools/chip/bootrom_pin.json')" in key
+    assert (
+        "hashFiles('tools/release/micropython_release.json', 'tools/chip/bootrom_pin.json')" in key
+    )
 
 
 def test_the_release_workflow_checks_the_tag_first_then_tests_builds_and_publishes():
     text = workflow("release.yml")
     assert re.search(r"^on:\n  push:\n    tags: \[\"v\*\"\]\n", text, re.M)
     steps = [
-        'run: python3 tools/ci_release.py check "$GITHUB_REF_NAME" >> "$GITHUB_OUTPUT"',
+        'run: python3 tools/release/ci_release.py check "$GITHUB_REF_NAME" >> "$GITHUB_OUTPUT"',
         "run: make test",
         "run: make uf2 LOCKED=1",
-        "run: git diff --exit-code -- tools/micropython_release.json",
-        'run: python3 tools/ci_release.py notes "$VERSION" > build/release-notes.md',
+        "run: git diff --exit-code -- tools/release/micropython_release.json",
+        'run: python3 tools/release/ci_release.py notes "$VERSION" > build/release-notes.md',
         'gh release create "$GITHUB_REF_NAME"',
     ]
     where = [text.index(step) for step in steps]

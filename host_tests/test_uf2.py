@@ -1,4 +1,4 @@
-"""tools/uf2.py: the UF2 format round trip, the RP2040 boot ROM's rules, and erratum E14
+"""tools/release/uf2.py: the UF2 format round trip, the RP2040 boot ROM's rules, and erratum E14
 (sector erase by block number) checked against a fake of the boot ROM."""
 
 import random

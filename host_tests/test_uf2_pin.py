@@ -1,8 +1,8 @@
-"""MicroPython pinned at its first download (tools/micropython_pin.py, tools/download.py),
+"""MicroPython pinned at its first download (tools/release/micropython_pin.py, download.py),
 through the real urllib download against an http.server on 127.0.0.1 (port 0, in a thread)
 that serves the placeholder .uf2, a cut connection, a 404, a wrong Content-Length and wrong
 files. Every test works on a copy of the pin (the json path is a parameter); a guard checks
-that tools/micropython_release.json itself is never modified."""
+that tools/release/micropython_release.json itself is never modified."""
 
 import functools
 import http.server
@@ -32,7 +32,7 @@ FILE = "RPI_PICO-20251209-v1.27.0.uf2"
 MP_UF2 = placeholder_uf2.uf2_file()
 MP_SHA = micropython_uf2.sha256_hex(MP_UF2)
 OTHER_UF2 = placeholder_uf2.uf2_file(seed=2)  # a valid MicroPython 1.27, not the pinned one
-REAL_PIN = ROOT / "tools" / "micropython_release.json"
+REAL_PIN = ROOT / "tools" / "release" / "micropython_release.json"
 SEND_BYTES = 8 * 1024  # the server writes the body in pieces of this size
 
 
@@ -116,7 +116,9 @@ def real_pin_untouched(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     yield
-    assert REAL_PIN.read_bytes() == before, "a test modified tools/micropython_release.json"
+    assert REAL_PIN.read_bytes() == before, (
+        "a test modified tools/release/micropython_release.json"
+    )
 
 
 def make_project(path):
@@ -380,7 +382,7 @@ def run_release(*args, env_extra=None):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "no_proxy": "127.0.0.1"}
     env.update(env_extra or {})
     return subprocess.run(
-        [PY, str(ROOT / "tools" / "release.py"), *args],
+        [PY, str(ROOT / "tools" / "release" / "release.py"), *args],
         capture_output=True,
         text=True,
         timeout=300,

@@ -1,4 +1,4 @@
-"""`make uf2` (tools/release.py, tools/micropython_uf2.py): the release .uf2 built from a
+"""`make uf2` (tools/release/release.py, micropython_uf2.py): the release .uf2 built from a
 placeholder MicroPython made here, checked block by block, mounted with littlefs-python
 using the rp2 port's geometry, and written through a fake RP2040 boot ROM over an older
 clock's flash. No network: downloads go through an injected fetch here; the real download
@@ -432,7 +432,7 @@ def test_a_refused_micropython_writes_nothing(tmp_path):
 
 def run_cli(*args):
     return subprocess.run(
-        [PY, str(ROOT / "tools" / "release.py"), *args],
+        [PY, str(ROOT / "tools" / "release" / "release.py"), *args],
         capture_output=True,
         text=True,
         timeout=300,

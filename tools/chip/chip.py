@@ -4,7 +4,7 @@ Owns the Python side of the chip bench (tools/chip/chip_bench.py) and of the end
 the chip (host_tests/test_chip_*.py): finding the MicroPython .uf2 and the boot ROM, building
 the flash exactly as `make uf2` / `make flash` leave it (MicroPython, then a littlefs image
 at 0xA0000 holding every firmware module as .mpy from mpy-cross and main.py as source:
-tools/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
+tools/release/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
 from package-lock.json), and reading back what the pins saw, with emulated timestamps.
 
 What it runs on (inputs.py finds or downloads them; nothing fetched is committed):

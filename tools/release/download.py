@@ -22,7 +22,7 @@ import urllib.request
 
 CHUNK_BYTES = 16 * 1024
 TIMEOUT_S = 60
-USER_AGENT = "chess-clock-release (tools/download.py)"
+USER_AGENT = "chess-clock-release (tools/release/download.py)"
 
 
 class DownloadError(Exception):

@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install()
@@ -29,7 +29,7 @@ import firmware_build  # noqa: E402
 import micropython_pin  # noqa: E402
 from micropython_uf2 import ReleaseError, sha256_hex  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class TagError(Exception):

@@ -1,7 +1,7 @@
 """The MicroPython part of the release .uf2: which file (the pin), where its bytes come from
 (the cache, a download), and pinning it at its first download, as a lock file does.
 
-The pin is tools/micropython_release.json: {"version", "board", "file", "url", "sha256",
+The pin is tools/release/micropython_release.json: {"version", "board", "file", "url", "sha256",
 "sha256_note"}. "sha256" is the hex digest of the file, or null until the first download
 takes it (npm's package-lock integrity, pip's --require-hashes and Cargo.lock work the same
 way: the first resolution records the hash, every later one verifies it).
@@ -39,8 +39,8 @@ import download
 import micropython_uf2
 from micropython_uf2 import ReleaseError, sha256_hex, version_tuple
 
-ROOT = Path(__file__).resolve().parent.parent
-PIN_FILE = ROOT / "tools" / "micropython_release.json"
+ROOT = Path(__file__).resolve().parents[2]
+PIN_FILE = ROOT / "tools" / "release" / "micropython_release.json"
 CACHE_DIR = "build/cache"  # relative to the project root (build/ is git-ignored)
 ENV_OVERRIDE = "MICROPYTHON_UF2"  # a file to use as given
 ENV_URL = "MICROPYTHON_UF2_URL"  # where to download the pinned file from instead
@@ -79,7 +79,7 @@ def write_pin(path, pin, sha256, origin):
     pin = dict(pin)
     pin["sha256"] = sha256
     pin["sha256_note"] = (
-        "taken from %s at the first download (tools/micropython_pin.py); every later "
+        "taken from %s at the first download (tools/release/micropython_pin.py); every later "
         "download and the cached file must have this sha256" % origin
     )
     path = Path(path)
@@ -237,8 +237,8 @@ def _download(fetch, url, out, pin):
         raise ReleaseError(
             "could not download %s: %s.\nNothing was written. Without network, download it "
             "elsewhere and give it as MICROPYTHON_UF2=path (or pin it with "
-            "`python tools/release.py --pin path/to/%s`), or name a copy on your network with "
-            "%s=url." % (url, exc, pin["file"], ENV_URL)
+            "`python tools/release/release.py --pin path/to/%s`), or name a copy on your "
+            "network with %s=url." % (url, exc, pin["file"], ENV_URL)
         ) from None
 
 

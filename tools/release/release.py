@@ -5,7 +5,7 @@ usage: release.py [--micropython PATH] [--url URL] [--locked] [--root DIR]
                                       build build/chess-clock-VERSION.uf2 (and .uf2.sha256)
        release.py --pin PATH          pin a MicroPython .uf2 downloaded by other means
 
-The file is the MicroPython .uf2 of tools/micropython_release.json (micropython_pin.py says
+The file is the MicroPython .uf2 of tools/release/micropython_release.json (micropython_pin.py says
 where it comes from and how it is pinned at its first download, micropython_uf2.py how it
 is checked) followed by a littlefs filesystem that already holds the clock: exactly the
 files `make flash` copies (firmware_build.shipped_names: every firmware/*.py except main.py
@@ -56,7 +56,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install()
@@ -70,7 +70,7 @@ import uf2  # noqa: E402
 from micropython_uf2 import ReleaseError  # noqa: E402
 from runner import Runner, last_line  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 FLASH_BYTES = 2 * 1024 * 1024
 FS_OFFSET = 0xA0000  # FLASH_BYTES - FS_BYTES
