@@ -109,7 +109,7 @@ format: $(PYDEPS)
 ## make flash [PORT=/dev/ttyACM0]: compile with mpy-cross and copy to the Pico (settings and
 ## saved games stay); a Pico in BOOTSEL mode gets the release .uf2 instead (replaces them)
 flash: $(PYDEPS)
-	$(PY) tools/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
+	$(PY) tools/device/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
 	  $(if $(YES),--yes) $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
 
 ## make uf2 [MICROPYTHON_UF2=path] [MICROPYTHON_UF2_URL=url] [LOCKED=1]:
@@ -121,13 +121,13 @@ uf2: $(PYDEPS)
 
 ## make backup [PORT=...]: settings, saved game and game logs into backups/clock-DATE-SERIAL
 backup: $(PYDEPS)
-	$(PY) tools/backup.py $(if $(PORT),--port $(PORT)) --out backups
+	$(PY) tools/device/backup.py $(if $(PORT),--port $(PORT)) --out backups
 
 repl: $(PYDEPS)
-	$(PY) tools/flash.py repl $(if $(PORT),--port $(PORT))
+	$(PY) tools/device/flash.py repl $(if $(PORT),--port $(PORT))
 
 device-test: $(PYDEPS)
-	$(PY) tools/flash.py device-test $(if $(PORT),--port $(PORT))
+	$(PY) tools/device/flash.py device-test $(if $(PORT),--port $(PORT))
 
 ## make export [PORT=...] [MOVES=FILE.pgn]: the game logs as PGN, CSV and PNG into games/; with
 ## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)

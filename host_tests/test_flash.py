@@ -1,4 +1,4 @@
-"""tools/flash.py: the command plans from a file tree, board detection, and the flash /
+"""tools/device/flash.py: the command plans from a file tree, board detection, and the flash /
 repl / device-test flows, against an injected fake runner and a fake mpremote executable.
 The MicroPython snippets it sends to the board are run under real MicroPython (Node)."""
 
@@ -538,7 +538,7 @@ def run_cli(project, tmp_path, mode, *args):
         "FAKE_MODE": mode,
     }
     proc = subprocess.run(
-        [PY, str(ROOT / "tools" / "flash.py"), *args, "--root", str(project)],
+        [PY, str(ROOT / "tools" / "device" / "flash.py"), *args, "--root", str(project)],
         capture_output=True,
         text=True,
         env=env,
@@ -579,7 +579,7 @@ def test_cli_flash_refuses_circuitpython(project, tmp_path):
     assert "runs circuitpython, not MicroPython" in proc.stderr
 
 
-# --- flash on a blank or BOOTSEL Pico (tools/bootsel.py, flash.install_release) ------------
+# --- flash on a blank or BOOTSEL Pico (tools/device/bootsel.py, flash.install_release) ----
 
 LISTING_NONE = "/dev/ttyS0 None 0000:0000 None None\n"
 INFO_RP2040 = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
@@ -807,7 +807,7 @@ def test_cli_make_flash_copies_onto_a_fake_rpi_rp2_drive(project, tmp_path):
         "MICROPYTHON_UF2": str(placeholder_micropython(tmp_path)),
     }
     proc = subprocess.run(
-        [PY, str(ROOT / "tools" / "flash.py"), "flash", "--root", str(project)]
+        [PY, str(ROOT / "tools" / "device" / "flash.py"), "flash", "--root", str(project)]
         + ["--drive", str(drive), "--yes"],
         capture_output=True,
         text=True,
@@ -823,7 +823,7 @@ def test_cli_make_flash_copies_onto_a_fake_rpi_rp2_drive(project, tmp_path):
     assert calls == [["connect", "list"], ["connect", "list"]]
 
 
-# --- make backup (tools/backup.py) ----------------------------------------------------------
+# --- make backup (tools/device/backup.py) --------------------------------------------------
 
 ROOT_LS = (
     "ls :\n         412 settings.json\n        9021 game.json\n           0 games/\n"

@@ -1,6 +1,6 @@
 """The USB port, host side: `make flash`, `make repl`, `make device-test`, `make backup` and
 `make export` facing a clock in a game stop in one clear line before mpremote has sent it
-anything (tools/clock_link.py, called from flash.resolve_port), and read mpremote's own
+anything (tools/device/clock_link.py, called from flash.resolve_port), and read mpremote's own
 failure when a game starts after the probe.
 
 The serial links are fakes: a scripted one, and one wired to the real firmware on the

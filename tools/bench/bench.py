@@ -5,7 +5,7 @@ usage: bench.py [-n N] [--source] [--out FILE] [--build DIR]
 
 Owns the host side of the bench:
 - compiles every firmware module except main.py with mpy-cross (-march=armv6m, as
-  tools/flash.py does for the board) into build/bench/mpy/ and sums the .mpy sizes; main.py
+  tools/device/flash.py does for the board) into build/bench/mpy/ and sums the .mpy sizes; main.py
   stays source, its size is added;
 - packs those .mpy files into build/bench/blob/mpy_blob.json and runs tools/bench/bench_mp.py under
   MicroPython 1.27 in Node (tools/bench/mp_run.mjs) with `--mpy`, so the firmware is imported from

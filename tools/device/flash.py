@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install()
@@ -74,7 +74,7 @@ class Runner(runner.Runner):
     open_serial = staticmethod(clock_link.open_serial)
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 PICO_USB_ID = "2e8a:0005"  # Raspberry Pi's USB vendor id, product id of MicroPython's CDC REPL
 BOOTSEL_USB_ID = "2e8a:0003"  # the RP2040 boot ROM (USB drive RPI-RP2): no MicroPython yet
@@ -430,7 +430,7 @@ def device_test_runner_source(modules):
     then a line 'device-test: PASS|FAIL MODULE (...)' per module and a closing
     'device-test: N passed, N failed' counting tests. Memory is freed between modules."""
     return (
-        '"""device-test runner, written by tools/flash.py; runs on the board."""\n'
+        '"""device-test runner, written by tools/device/flash.py; runs on the board."""\n'
         "import gc\n"
         "import sys\n"
         "import unittest\n"
