@@ -132,7 +132,7 @@ device-test: $(PYDEPS)
 ## make export [PORT=...] [MOVES=FILE.pgn]: the game logs as PGN, CSV and PNG into games/; with
 ## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
-	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
+	$(PY) tools/export/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
 
 ## make live [PORT="P1 P2 ..." or "3=P"] [MOVES=FILE.pgn] [PAIRINGS=FILE] [LIVE_PGN=live.pgn]
 ## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page

@@ -1,4 +1,4 @@
-"""tools/export_games.py: PGN/CSV/PNG from synthetic game logs, bad files reported and
+"""tools/export/export_games.py: PGN/CSV/PNG from synthetic game logs, bad files reported and
 skipped, and pulling the logs over mpremote (an injected fake runner)."""
 
 import csv

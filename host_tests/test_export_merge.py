@@ -624,7 +624,9 @@ def test_make_export_hands_moves_over():
         text=True,
         check=True,
     )
-    assert re.search(r'tools/export_games.py +--out games --moves "round 3.pgn"', result.stdout)
+    assert re.search(
+        r'tools/export/export_games.py +--out games --moves "round 3.pgn"', result.stdout
+    )
     plain = subprocess.run(
         ["make", "-n", "export"], cwd=ROOT, capture_output=True, text=True, check=True
     )

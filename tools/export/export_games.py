@@ -6,7 +6,7 @@ usage: export_games.py [--port PORT | --from-dir DIR] [--out DIR] [--null-moves]
                        [--moves FILE [--record N=gNNN] [--offset N=K] [--upto N=MOVE]]
 
 The clock keeps its last games as /games/gNNN.json (NNN = 000..999, the oldest overwritten;
-the format: tools/game_record.py, owned by firmware/shell/gamelog.py).
+the format: tools/export/game_record.py, owned by firmware/shell/gamelog.py).
 
 A power cut between writing a record and renaming it into place leaves gNNN.json.tmp; the
 clock renames it at its next power-up, but a flash copied before that (a backup) may still
@@ -24,9 +24,9 @@ This tool owns turning those files into, per game, in --out (default ./games):
 and all.pgn, every exported game in one file, oldest first (the numbers wrap round at
 999, so the order is worked out from the gap in the numbering, as the clock does).
 With --moves FILE also FILE-clock.pgn (FILE's name without .pgn): every game of FILE in
-FILE's order, with the clock's times where its record fits (tools/pgn_merge.py says when,
-and what is done when it does not; tools/pgn_scoresheet.py what is refused in FILE). The
-tags written from a record: tools/pgn_headers.py.
+FILE's order, with the clock's times where its record fits (tools/export/pgn_merge.py says when,
+and what is done when it does not; tools/export/pgn_scoresheet.py what is refused in FILE). The
+tags written from a record: tools/export/pgn_headers.py.
 Files are pulled over USB with mpremote (`fs ls :games`, `fs cp :games/gNNN.json ...`),
 after which the board is reset so the clock app runs again, unless --from-dir names a
 local copy.
@@ -57,7 +57,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install()
@@ -275,7 +275,7 @@ def read_records(paths):
 
 
 def merge_moves(records, moves):
-    """The scoresheet's games merged with `records` (tools/pgn_merge.py): returns
+    """The scoresheet's games merged with `records` (tools/export/pgn_merge.py): returns
     ({stem: merged PGN}, [PGN of every exportable game of FILE, in order], problems, lines)."""
     problems, lines = [], []
     if moves.warning:

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from game_record import RESULTS, SIDES, control_of, time_odds
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}
 UNKNOWN = "?"  # the PGN standard's "unknown" value
 NO_RESULT = "*"
