@@ -138,7 +138,7 @@ export: $(PYDEPS)
 ## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page
 ## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB
 live: $(PYDEPS)
-	$(PY) tools/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
+	$(PY) tools/live/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
 	  --http-port $(HTTP_PORT) $(if $(MOVES),--moves "$(MOVES)") $(if $(PAIRINGS),--pairings "$(PAIRINGS)")
 
 clean:

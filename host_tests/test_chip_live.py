@@ -1,6 +1,6 @@
 """`make live` end to end on the emulated chip (tools/chip/chip.py: real MicroPython rp2 in
 rp2040js, its USB CDC read by the emulator's host as a program with the port open does):
-lever presses on the chip's pins, the feed on its USB port, tools/live.py's hub fed each
+lever presses on the chip's pins, the feed on its USB port, tools/live/live.py's hub fed each
 USB packet at the emulated instant it arrived, and from that the live PGN and the page.
 
 What it proves: the chip's feed rebuilds the game exactly as the chip's own record

@@ -1,6 +1,6 @@
 """The live feed on the simulated board: the real firmware, a host on its USB serial port
 (simboard/usb_cdc.py: MicroPython 1.27's CDC paths, a TX FIFO of 256 bytes, DTR), and the
-host's reader (tools/live_feed.py) rebuilding the game from the lines.
+host's reader (tools/live/live_feed.py) rebuilding the game from the lines.
 
 What a broadcast relies on: every event of a game reaches the host, the moves with the
 exact-ms values of the clock's own record (games/gNNN.json, compared item by item), the

@@ -1,4 +1,4 @@
-"""`make live` (tools/live.py) against the simulated board: the real firmware's feed, read
+"""`make live` (tools/live/live.py) against the simulated board: the real firmware's feed, read
 by a host at the instant it is written (the USB fake's host side hands each byte to the
 tool as it reads it, on virtual time), turned into the live PGN and the page's state.
 

@@ -1,5 +1,5 @@
-"""The live page (tools/live_page.html) in a real headless browser: Debian's chromium driven
-by playwright-core (harness/page_driver.mjs), served by tools/live.py on 127.0.0.1 and fed
+"""The live page (tools/live/live_page.html) in a real headless browser: Debian's chromium driven
+by playwright-core (harness/page_driver.mjs), served by tools/live/live.py on 127.0.0.1 and fed
 by the simulated board's feed through the USB fake (test_live.Linked).
 
 At sampled instants of a game (the simulation stands while the page is read) the page's
