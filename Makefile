@@ -94,10 +94,10 @@ chip-bench: deps
 	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
 	  $(PY) tools/chip/chip_bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
 
-## make energy: the energy model (tools/energy.py): the clock's current from its parts, the
+## make energy: the energy model (tools/energy/energy.py): the clock's current from its parts, the
 ## hours of play on 3 AA cells per brightness level, where the low-battery warning goes
 energy: $(PYDEPS)
-	$(PY) tools/energy.py
+	$(PY) tools/energy/energy.py
 
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools

@@ -1,8 +1,8 @@
-"""The energy model (tools/energy.py) and the firmware's battery tables (firmware/core/battery.py):
-the thresholds and levels the clock uses are the ones the model computes, and the model's
-promise holds: below the warning at least 10 h of play remain, with the margin, at every
-brightness whose warning does not come at once; the game it counts the segments of is the
-firmware's own."""
+"""The energy model (tools/energy/energy.py) and the firmware's battery tables
+(firmware/core/battery.py): the thresholds and levels the clock uses are the ones the model
+computes, and the model's promise holds: below the warning at least 10 h of play remain, with
+the margin, at every brightness whose warning does not come at once; the game it counts the
+segments of is the firmware's own."""
 
 import subprocess
 import sys
@@ -83,7 +83,7 @@ def test_the_game_lights_what_the_firmware_draws():
 
 def test_make_energy_prints_the_table():
     out = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "energy.py")],
+        [sys.executable, str(ROOT / "tools" / "energy" / "energy.py")],
         capture_output=True,
         text=True,
         check=True,

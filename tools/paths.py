@@ -21,7 +21,7 @@ from pathlib import Path
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 # The folders of tools/ whose modules are imported by their flat names.
-FOLDERS = ("bench", "chip", "device", "export", "live", "release", "sim")
+FOLDERS = ("bench", "chip", "device", "energy", "export", "live", "release", "sim")
 
 
 def install(board=False):

@@ -19,8 +19,8 @@ the cells' current rises as they run down. Hours of play: that current integrate
 cells' discharge curve (voltage per cell against the fraction of the capacity delivered).
 
 Usage:
-    .venv/bin/python tools/energy.py            the tables (markdown) and the thresholds
-    .venv/bin/python tools/energy.py --firmware the constants of firmware/core/battery.py
+    .venv/bin/python tools/energy/energy.py            the tables (markdown) and the thresholds
+    .venv/bin/python tools/energy/energy.py --firmware the constants of firmware/core/battery.py
 """
 
 import argparse
@@ -28,7 +28,7 @@ import math
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: paths.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
 paths.install(board=True)
