@@ -17,7 +17,7 @@ import pytest
 
 from harness import placeholder_uf2
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -11,7 +11,7 @@ White's clock on the right. Exact: the emulator counts cycles, every run is the 
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

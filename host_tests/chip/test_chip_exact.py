@@ -19,7 +19,7 @@ import json
 import random
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402

@@ -23,7 +23,7 @@ from harness import costs
 from simboard import tm1637_decode
 from simboard.firmware import LED_PINS, LEVER, SimulatedClock
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402
