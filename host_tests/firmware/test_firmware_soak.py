@@ -24,7 +24,7 @@ import settings
 
 from simboard.firmware import SimulatedClock
 
-FIRMWARE = str(Path(__file__).resolve().parent.parent / "firmware")
+FIRMWARE = str(Path(__file__).resolve().parents[2] / "firmware")
 MOVES = 300  # per side
 PRESS_MS = 140  # clock.press(): 80 ms held, 60 ms after
 # 10 h for 40 moves, then 1 h, 30 s increment: both clocks stay above one hour throughout.

@@ -28,7 +28,7 @@ from test_firmware_e2e import (
     think,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import export_games  # noqa: E402
 

@@ -22,7 +22,7 @@ from test_usb_guard import boot, connect, running_side_follows_the_time
 
 from simboard import usb_cdc
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import live  # noqa: E402
 import live_feed  # noqa: E402

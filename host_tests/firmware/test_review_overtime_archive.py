@@ -37,7 +37,7 @@ from test_power_cuts import (
 
 from harness.fakefs import FS_MODELS, PowerLoss, new_fs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import export_games  # noqa: E402
 

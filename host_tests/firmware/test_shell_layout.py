@@ -18,7 +18,7 @@ from pathlib import Path
 import firmware_build
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 APP_LINES = 400
 

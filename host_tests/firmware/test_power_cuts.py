@@ -37,7 +37,7 @@ from simboard.firmware import SimulatedClock, import_board
 
 board_mod = import_board()
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 IDENT = 0x1234567  # the identity new games get here (archive.new_ident is patched)
 MOVE_MS = 1_000
