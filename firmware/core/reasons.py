@@ -4,7 +4,7 @@ engine.BY_DRAW_ODDS when draw odds made a drawn game a win; it reads nothing els
 Owns the codes. The UI gives them (ui_material.py, ui_arbiter.py), the game's record writes
 them as text (archive.py), the live feed's result line carries them (feed.py). Each module
 that uses one keeps a private const() copy (`_REASON_FLAG = const(1)`: inlined, no import,
-no RAM); host_tests/test_ui_codes.py checks every copy against this module. Pure: constants
+no RAM); host_tests/ui/test_ui_codes.py checks every copy against this module. Pure: constants
 only.
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import segments
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 UI = sorted((FIRMWARE / "ui").glob("ui*.py"))
 # Every bytes literal of the UI is text for the displays: a label of 4 characters, or a
 # packed table of them (several literals in a row, or one of 8, 12... characters)

@@ -16,7 +16,7 @@ import pytest
 import reasons
 import ui
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 SCREENS = sorted((FIRMWARE / "ui").glob("ui_*.py"))
 COPIERS = SCREENS + [FIRMWARE / "shell" / "archive.py"]  # the modules that copy codes
 HOMES = (ui, reasons)
