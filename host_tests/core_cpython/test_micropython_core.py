@@ -10,7 +10,7 @@ from pathlib import Path
 import firmware_build
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE_DIRS = ["/fw"] + ["/fw/" + layer for layer in firmware_build.LAYERS]
 CORE = sorted(p.stem for p in (ROOT / "host_tests" / "core").glob("test_*.py"))
 
