@@ -37,7 +37,7 @@ import paths  # noqa: E402
 paths.install(board=True)  # the tools' folders, the firmware's and the fakes (tools/simboard/)
 # The test folders: a test imports another's helpers (and harness/) by their flat names.
 TESTS = ROOT / "host_tests"
-TEST_FOLDERS = ("chip", "core", "core_cpython", "drivers", "firmware", "ui")
+TEST_FOLDERS = ("chip", "core", "core_cpython", "drivers", "firmware", "tools", "ui")
 for p in map(str, reversed([TESTS, *(TESTS / name for name in TEST_FOLDERS)])):
     if p not in sys.path:
         sys.path.insert(0, p)

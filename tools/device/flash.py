@@ -27,7 +27,7 @@ Dependencies run one way: flash.py uses release.py (the .uf2 for BOOTSEL), firmw
 (what goes onto the board) and runner.py, and none of them imports flash.py.
 The logic is plain functions that turn the file tree into the exact list of commands
 (argv lists: plan_flash, plan_device_test); only runner.Runner starts processes, and it is
-injected everywhere, so host_tests/test_flash.py runs all of it against a fake mpremote.
+injected everywhere, so host_tests/tools/test_flash.py runs all of it against a fake mpremote.
 The mpremote command is `python -m mpremote` from this interpreter (the pinned one in .venv)
 unless the MPREMOTE environment variable names another one (split like a shell would).
 """

@@ -2,7 +2,7 @@
 3 AA cells, and where the low-battery warning goes so that at least 10 h of play remain.
 
 Owns the model and its sources; firmware/core/battery.py holds the thresholds and level tables it
-computes (host_tests/test_energy.py checks that they agree), hardware/README.md and
+computes (host_tests/tools/test_energy.py checks that they agree), hardware/README.md and
 docs/battery.md its tables. Host tool (CPython, floats allowed); it imports the firmware's
 pure modules (ui, engine, segments) to count the segments the clock really lights.
 

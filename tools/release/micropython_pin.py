@@ -25,7 +25,7 @@ way: the first resolution records the hash, every later one verifies it).
 A download that fails, is cut, or brings a file that fails a check writes nothing: the
 bytes are held in memory (download.py) until they have passed, and the cache file is
 written through FILE.part and renamed (a .part left by a killed run is removed first).
-Tests never touch the network beyond 127.0.0.1: host_tests/test_uf2_pin.py serves the
+Tests never touch the network beyond 127.0.0.1: host_tests/tools/test_uf2_pin.py serves the
 placeholder .uf2 from a local http.server.
 """
 

@@ -47,7 +47,7 @@ on the board they keep whatever they held, and littlefs treats every block the f
 does not reference as free (it erases a block before it writes one). Only the root metadata
 pair (blocks 0 and 1, always written by format) is ever read without being referenced, and
 the image has no directories, so no other metadata pair exists (build_filesystem refuses
-paths with a "/"). host_tests/test_uf2_release.py writes the file through a fake of the
+paths with a "/"). host_tests/tools/test_uf2_release.py writes the file through a fake of the
 boot ROM over a flash that holds an older clock's filesystem and mounts the result.
 """
 

@@ -7,7 +7,7 @@ from the bytes the chip models hold. Run it again after a change to the display:
 
     .venv/bin/python tools/sim/picture.py [--out docs/clock.svg]
 
-host_tests/test_docs.py checks that the committed picture is what this tool draws.
+host_tests/tools/test_docs.py checks that the committed picture is what this tool draws.
 """
 
 import argparse

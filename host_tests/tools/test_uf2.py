@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from harness.rp2040_bootrom import Bootrom
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import uf2  # noqa: E402
 

@@ -22,7 +22,7 @@ from test_feed_board import play_moves
 from test_firmware_e2e import game, tap
 from test_live import Linked
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "host_tests" / "harness" / "page_driver.mjs"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 

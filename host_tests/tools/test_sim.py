@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIM = ROOT / "tools" / "sim" / "sim.py"
 LINE = re.compile(r"^t=(\d+) L='([^']*)' R='([^']*)' leds=([01])([01]) buzz=([01])$")
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import pgn_headers  # noqa: E402
 import pgn_merge  # noqa: E402
@@ -21,7 +21,7 @@ import pgn_scoresheet as ps  # noqa: E402
 import presets  # noqa: E402
 import timecontrol as tc  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data" / "scoresheets"
+DATA = Path(__file__).resolve().parents[1] / "data" / "scoresheets"
 
 
 def one(movetext, tags='[Event "t"]\n'):

@@ -15,7 +15,7 @@ import pytest
 
 from harness import placeholder_uf2
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import ci_release  # noqa: E402
 import firmware_build  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 from harness import placeholder_uf2
 from harness.rp2040_bootrom import Bootrom
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import download  # noqa: E402
 import firmware_build  # noqa: E402

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "hardware" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 SOURCE_DIRS = ("firmware", "tools", "host_tests")
 

@@ -19,7 +19,7 @@ from test_firmware_e2e import choose_preset as choose
 
 from simboard.firmware import SimulatedClock
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import backup  # noqa: E402
 import clock_link  # noqa: E402

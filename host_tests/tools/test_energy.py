@@ -13,7 +13,7 @@ import pytest
 import segments
 import settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import energy  # noqa: E402
 

@@ -20,11 +20,11 @@ import chess.pgn
 import pytest
 from test_firmware_e2e import PRESS_MS, choose_preset, long_set, power_on, tap
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import export_games as ex  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data" / "scoresheets"
+DATA = Path(__file__).resolve().parents[1] / "data" / "scoresheets"
 BLITZ_3_2 = 6  # firmware/core/presets.py: "Blitz 3+2", TimeControl 180+2
 G60 = 14  # "Rapid G/60, no bonus"
 SIDE = ("left", "right")

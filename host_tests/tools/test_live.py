@@ -26,7 +26,7 @@ from test_feed_board import flag_and_result, play_moves, record
 from test_firmware_e2e import game, tap
 from test_usb_guard import boot, connect
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import live  # noqa: E402
 import live_feed  # noqa: E402

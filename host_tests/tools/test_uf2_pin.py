@@ -20,7 +20,7 @@ import pytest
 
 from harness import placeholder_uf2
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 import download  # noqa: E402
 import micropython_uf2  # noqa: E402
