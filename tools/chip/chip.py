@@ -1,7 +1,7 @@
 """The clock on an emulated RP2040: real MicroPython rp2 in rp2040js, driven through its pins.
 
 Owns the Python side of the chip bench (tools/chip/chip_bench.py) and of the end-to-end tests on
-the chip (host_tests/test_chip_*.py): finding the MicroPython .uf2 and the boot ROM, building
+the chip (host_tests/chip/test_chip_*.py): finding the MicroPython .uf2 and the boot ROM, building
 the flash exactly as `make uf2` / `make flash` leave it (MicroPython, then a littlefs image
 at 0xA0000 holding every firmware module as .mpy from mpy-cross and main.py as source:
 tools/release/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
