@@ -57,3 +57,42 @@ def require():
     if isinstance(found, str):
         pytest.skip(found, allow_module_level=True)
     return found
+
+
+def chip_fixture():
+    """A test module's `pico` fixture (`pico = chip_env.chip_fixture()` at its top): one
+    emulated chip on the files require() found, shared by the module's tests; without them
+    the module is skipped."""
+    uf2, bootrom = require()
+
+    @pytest.fixture(scope="module")
+    def pico():
+        return chip.Chip(uf2, bootrom)
+
+    return pico
+
+
+def booted_fixture():
+    """A test module's `clock` fixture (`clock = chip_env.booted_fixture()`): a session on the
+    module's `pico`, run to the ready screen (chip.BOOT_MS after the power-up)."""
+
+    @pytest.fixture
+    def clock(pico):
+        with pico.session() as s:
+            s.run_to(chip.BOOT_MS)
+            yield s
+
+    return clock
+
+
+def clean(tr):
+    """No TM1637 protocol error, nothing the emulator could not do, no restart."""
+    assert tr.protocol_errors == []
+    assert tr.emulator_errors == []
+    assert tr.reset is None
+
+
+def leds(tr, t_ns):
+    """(left, right): the levers' LEDs at `t_ns` of trace `tr`."""
+    left, right = chip.LED_PINS
+    return tr.led_at(left, t_ns), tr.led_at(right, t_ns)

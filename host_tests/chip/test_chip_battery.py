@@ -8,7 +8,6 @@ Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (see test_chip_e2e.py).""
 from pathlib import Path
 
 import battery
-import pytest
 import settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,14 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 import chip  # noqa: E402
 import chip_env  # noqa: E402
 
-_UF2, _BOOTROM = chip_env.require()
+pico = chip_env.chip_fixture()
 MS = chip.MS
 READ_MS = 30_000  # firmware/shell/app.py BATTERY_MS
-
-
-@pytest.fixture(scope="module")
-def pico():
-    return chip.Chip(_UF2, _BOOTROM)
 
 
 def texts(tr, side, t0_ms, t1_ms):

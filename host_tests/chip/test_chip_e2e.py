@@ -21,30 +21,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402
+from chip_env import clean, leds  # noqa: E402
 
 ONCHIP = (ROOT / "tools" / "chip" / "onchip.py").read_text()
 MS = chip.MS
 
-_UF2, _BOOTROM = chip_env.require()
+pico = chip_env.chip_fixture()
+clock = chip_env.booted_fixture()
 
 BLITZ_5_3 = 5
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
 BOOT_MS = chip.BOOT_MS
 RESUME_BOOT_MS = chip.RESUME_BOOT_MS
-LED_LEFT, LED_RIGHT = chip.LED_PINS
-
-
-@pytest.fixture(scope="module")
-def pico():
-    return chip.Chip(_UF2, _BOOTROM)
-
-
-@pytest.fixture
-def clock(pico):
-    with pico.session() as s:
-        s.run_to(BOOT_MS)
-        yield s
 
 
 def state(s):
@@ -53,17 +42,6 @@ def state(s):
 
 def displays(tr, t_ns):
     return tr.shown_at(0, t_ns), tr.shown_at(1, t_ns)
-
-
-def leds(tr, t_ns):
-    return tr.led_at(LED_LEFT, t_ns), tr.led_at(LED_RIGHT, t_ns)
-
-
-def clean(tr):
-    """No TM1637 protocol error, nothing the emulator could not do, no restart."""
-    assert tr.protocol_errors == []
-    assert tr.emulator_errors == []
-    assert tr.reset is None
 
 
 def test_boots_to_the_default_preset(clock):

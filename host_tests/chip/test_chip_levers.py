@@ -18,14 +18,12 @@ emulator counts cycles: each run is the same, so the bounds are exact, not stati
 import json
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402
 
-_UF2, _BOOTROM = chip_env.require()
+pico = chip_env.chip_fixture()
 MS = chip.MS
 BOOT_MS = chip.BOOT_MS
 BLITZ_3_2 = 6
@@ -39,11 +37,6 @@ BOUNCES = (
     (0.4, 0.6, 0.3, 0.7),
 )
 RELEASE_BOUNCE = (0.1, 0.2, 0.4, 0.3)  # ends open
-
-
-@pytest.fixture(scope="module")
-def pico():
-    return chip.Chip(_UF2, _BOOTROM)
 
 
 def press(s, name, at_ms, bounce=(), hold_ms=6.0):

@@ -16,39 +16,18 @@ ROOT = Path(__file__).resolve().parents[2]
 import chip  # noqa: E402
 import chip_env  # noqa: E402
 import pytest  # noqa: E402
+from chip_env import clean, leds  # noqa: E402
 
 ONCHIP = (ROOT / "tools" / "chip" / "onchip.py").read_text()
 MS = chip.MS
 
-_UF2, _BOOTROM = chip_env.require()
+pico = chip_env.chip_fixture()
+clock = chip_env.booted_fixture()
 
 A54 = 19
 BOOT_MS = chip.BOOT_MS
 DISPLAY_GOAL_MS = 3  # README's goal: a display change within 3 ms of its instant
 ERROR_TONE_HZ = 400  # buzzer.ERROR: 400 Hz for 250 ms
-LED_LEFT, LED_RIGHT = chip.LED_PINS
-
-
-@pytest.fixture(scope="module")
-def pico():
-    return chip.Chip(_UF2, _BOOTROM)
-
-
-@pytest.fixture
-def clock(pico):
-    with pico.session() as s:
-        s.run_to(BOOT_MS)
-        yield s
-
-
-def clean(tr):
-    assert tr.protocol_errors == []
-    assert tr.emulator_errors == []
-    assert tr.reset is None
-
-
-def leds(tr, t_ns):
-    return tr.led_at(LED_LEFT, t_ns), tr.led_at(LED_RIGHT, t_ns)
 
 
 def refused_press(clock):

@@ -15,9 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 import chip  # noqa: E402
 import chip_env  # noqa: E402
+from chip_env import clean  # noqa: E402
 
 MS = chip.MS
-_UF2, _BOOTROM = chip_env.require()
+pico = chip_env.chip_fixture()
 
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
@@ -27,17 +28,6 @@ LED_LEFT, LED_RIGHT = chip.LED_PINS
 # a serial monitor's stray bytes, a paste, then a flood of every byte value with Ctrl-Cs.
 MPREMOTE = b"\r\x03\x03\r\x01import machine; machine.reset()\x04"
 FLOOD = bytes(range(256)) * 8 + b"\x03" * 64 + b"\x04\x02\x05\x01"
-
-
-@pytest.fixture(scope="module")
-def pico():
-    return chip.Chip(_UF2, _BOOTROM)
-
-
-def clean(tr):
-    assert tr.protocol_errors == []
-    assert tr.emulator_errors == []
-    assert tr.reset is None
 
 
 def play_blitz(pico, host_bytes):
