@@ -16,6 +16,7 @@ modules set no paths: whoever started them has.
 """
 
 import sys
+import types
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
@@ -24,10 +25,11 @@ ROOT = TOOLS.parent
 FOLDERS = ("bench", "chip", "device", "energy", "export", "live", "release", "sim")
 
 
-def install(board=False):
+def install(board=False, core=False):
     """Put tools/ and each of FOLDERS first on sys.path, once; with `board`, also the
     simulated board's fakes and the firmware's folders (simboard.install_paths), for what
-    runs the firmware on the host. Returns the folders of tools/ put there."""
+    runs the firmware on the host; with `core` only the firmware's pure core (install_core).
+    Returns the folders of tools/ put there."""
     folders = [TOOLS, *(TOOLS / name for name in FOLDERS)]
     for folder in map(str, reversed(folders)):
         if folder not in sys.path:
@@ -36,4 +38,22 @@ def install(board=False):
         import simboard
 
         simboard.install_paths()
+    elif core:
+        install_core()
     return folders
+
+
+def install_core():
+    """firmware/core/ last on sys.path, for the tools that read the firmware's tables
+    (presets.py, timecontrol.py) without the simulated board; the only name of
+    `micropython` the core needs off the board is const, so without the board's fake a
+    stand-in with const alone is made."""
+    try:
+        import micropython  # noqa: F401  (the simulated board's fake, when installed)
+    except ImportError:
+        stub = types.ModuleType("micropython")
+        stub.const = lambda value: value
+        sys.modules["micropython"] = stub
+    core = str(ROOT / "firmware" / "core")
+    if core not in sys.path:
+        sys.path.append(core)

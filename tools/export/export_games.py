@@ -60,7 +60,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
-paths.install()
+paths.install(core=True)
 
 import flash  # noqa: E402
 import pgn_merge  # noqa: E402

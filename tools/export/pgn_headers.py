@@ -37,12 +37,8 @@ spaces); python-chess keeps tag values as they stand in the file, so the escaped
 what goes into its Headers too.
 """
 
-import sys
-from pathlib import Path
-
 from game_record import RESULTS, SIDES, control_of, time_odds
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}
 UNKNOWN = "?"  # the PGN standard's "unknown" value
 NO_RESULT = "*"
@@ -68,19 +64,8 @@ def termination(game):
 
 
 def _presets():
-    """firmware/core/presets.py and timecontrol.py, imported as the host tests do; the
-    only MicroPython name they need outside the board is micropython.const."""
-    try:
-        import micropython  # noqa: F401  (the host tests' stand-in, when on sys.path)
-    except ImportError:
-        import types
-
-        stub = types.ModuleType("micropython")
-        stub.const = lambda value: value
-        sys.modules["micropython"] = stub
-    for folder in (FIRMWARE / "core",):
-        if str(folder) not in sys.path:
-            sys.path.append(str(folder))
+    """firmware/core/presets.py and timecontrol.py, on sys.path through
+    paths.install(core=True) (make export, make live) or the tests' simulated board."""
     import presets
     import timecontrol
 

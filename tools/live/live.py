@@ -50,7 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
 import paths  # noqa: E402
 
-paths.install()
+paths.install(core=True)
 
 import chess.pgn  # noqa: E402
 import export_games  # noqa: E402
