@@ -80,12 +80,12 @@ chromium:
 
 ## make sim: the real firmware on a simulated board, in this terminal
 sim: $(PYDEPS)
-	$(PY) tools/sim.py $(SIMARGS)
+	$(PY) tools/sim/sim.py $(SIMARGS)
 
 ## make bench: counts and allocation under MicroPython 1.27 (WebAssembly); its RP2040
 ## figures are estimates: the chip's own come from make chip-bench
 bench: deps
-	$(PY) tools/bench.py
+	$(PY) tools/bench/bench.py
 
 ## make chip-bench [MICROPYTHON_UF2=path] [BASELINE=ref]: the figures measured on real
 ## MicroPython rp2 in an emulated RP2040 (rp2040js), against the goals; without the path,
@@ -94,10 +94,10 @@ chip-bench: deps
 	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
 	  $(PY) tools/chip/chip_bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
 
-## make energy: the energy model (tools/energy.py): the clock's current from its parts, the
+## make energy: the energy model (tools/energy/energy.py): the clock's current from its parts, the
 ## hours of play on 3 AA cells per brightness level, where the low-battery warning goes
 energy: $(PYDEPS)
-	$(PY) tools/energy.py
+	$(PY) tools/energy/energy.py
 
 lint: $(PYDEPS)
 	$(PY) -m ruff check firmware host_tests tools
@@ -109,36 +109,36 @@ format: $(PYDEPS)
 ## make flash [PORT=/dev/ttyACM0]: compile with mpy-cross and copy to the Pico (settings and
 ## saved games stay); a Pico in BOOTSEL mode gets the release .uf2 instead (replaces them)
 flash: $(PYDEPS)
-	$(PY) tools/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
+	$(PY) tools/device/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
 	  $(if $(YES),--yes) $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
 
 ## make uf2 [MICROPYTHON_UF2=path] [MICROPYTHON_UF2_URL=url] [LOCKED=1]:
 ## build/chess-clock-VERSION.uf2 and .uf2.sha256, MicroPython + the clock; the first run
-## downloads MicroPython and pins its sha256 in tools/micropython_release.json (commit it)
+## downloads MicroPython and pins its sha256 in tools/release/micropython_release.json (commit it)
 uf2: $(PYDEPS)
-	$(PY) tools/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)") \
+	$(PY) tools/release/release.py $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)") \
 	  $(if $(MICROPYTHON_UF2_URL),--url "$(MICROPYTHON_UF2_URL)") $(if $(LOCKED),--locked)
 
 ## make backup [PORT=...]: settings, saved game and game logs into backups/clock-DATE-SERIAL
 backup: $(PYDEPS)
-	$(PY) tools/backup.py $(if $(PORT),--port $(PORT)) --out backups
+	$(PY) tools/device/backup.py $(if $(PORT),--port $(PORT)) --out backups
 
 repl: $(PYDEPS)
-	$(PY) tools/flash.py repl $(if $(PORT),--port $(PORT))
+	$(PY) tools/device/flash.py repl $(if $(PORT),--port $(PORT))
 
 device-test: $(PYDEPS)
-	$(PY) tools/flash.py device-test $(if $(PORT),--port $(PORT))
+	$(PY) tools/device/flash.py device-test $(if $(PORT),--port $(PORT))
 
 ## make export [PORT=...] [MOVES=FILE.pgn]: the game logs as PGN, CSV and PNG into games/; with
 ## MOVES, FILE's games (the scoresheets) get each move's clock time (games/FILE-clock.pgn)
 export: $(PYDEPS)
-	$(PY) tools/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
+	$(PY) tools/export/export_games.py $(if $(PORT),--port $(PORT)) --out games $(if $(MOVES),--moves "$(MOVES)")
 
 ## make live [PORT="P1 P2 ..." or "3=P"] [MOVES=FILE.pgn] [PAIRINGS=FILE] [LIVE_PGN=live.pgn]
 ## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page
 ## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB
 live: $(PYDEPS)
-	$(PY) tools/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
+	$(PY) tools/live/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
 	  --http-port $(HTTP_PORT) $(if $(MOVES),--moves "$(MOVES)") $(if $(PAIRINGS),--pairings "$(PAIRINGS)")
 
 clean:

@@ -1,6 +1,6 @@
 """Puts the firmware, the tools and the MicroPython look-alikes on sys.path for every host
-test (the one place that sets the paths: simboard.install_paths), and
-chooses how hypothesis draws its examples.
+test (through tools/paths.py, the one place that sets the tools' paths), and the test
+folders, and chooses how hypothesis draws its examples.
 
 Hypothesis profiles (environment variable HYPOTHESIS_PROFILE):
 - `ci` (what `.ci/run` selects): derandomized and without an example database, so every run
@@ -32,10 +32,13 @@ hypothesis_settings.load_profile(PROFILE)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import simboard  # noqa: E402
+import paths  # noqa: E402
 
-simboard.install_paths()  # the firmware's folders and the fakes (tools/simboard/)
-for p in map(str, [ROOT / "tools/chip", ROOT / "host_tests/core", ROOT / "host_tests"]):
+paths.install(board=True)  # the tools' folders, the firmware's and the fakes (tools/simboard/)
+# The test folders: a test imports another's helpers (and harness/) by their flat names.
+TESTS = ROOT / "host_tests"
+TEST_FOLDERS = ("chip", "core", "core_cpython", "drivers", "firmware", "tools", "ui")
+for p in map(str, reversed([TESTS, *(TESTS / name for name in TEST_FOLDERS)])):
     if p not in sys.path:
         sys.path.insert(0, p)
 

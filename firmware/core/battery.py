@@ -5,8 +5,8 @@ alkaline set and a charged NiMH set look the same.
 
 Pure module: integer mV of VSYS in (board.battery_mv()), integers and bools out.
 
-The numbers are the energy model's (tools/energy.py, `make energy`; host_tests/test_energy.py
-checks that they are still what it computes):
+The numbers are the energy model's (tools/energy/energy.py, `make energy`;
+host_tests/tools/test_energy.py checks that they are still what it computes):
 - LOW_MV: the warning threshold per kind and brightness level, VSYS as the clock reads it:
   below it at most 10 h of play remain with the model's margin (the capacity at 70 % for cold
   cells and cell spread, the reading 2 % high). A level whose threshold is above fresh cells

@@ -111,7 +111,7 @@ RESULT_DRAW = const(3)
 BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of draw odds
 # Why a game ended (`reason`, given to game_state.finish): the UI gives them, the game's
 # record writes them as text (archive.py), the live feed's result line carries them; each
-# firmware module that uses one keeps a private const() copy (host_tests/test_ui_codes.py)
+# firmware module that uses one keeps a private const() copy (host_tests/ui/test_ui_codes.py)
 REASON_FLAG = const(1)  # the result follows a flag (material entry)
 REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
 REASON_RESULT = const(3)  # the arbiter entered the result of a game decided on the board

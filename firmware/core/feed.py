@@ -55,7 +55,7 @@ _FINISHED = const(4)
 _LOG_CAPACITY = const(600)  # engine.LOG_CAPACITY
 _NEVER = const(0x3FFFFFFF)  # `_until` when only a change can make a line (the largest small int)
 # feed_lines.py's, copied for the kept state line's rewrite (inlined: no lookup there;
-# host_tests/test_ui_codes.py checks they agree)
+# host_tests/ui/test_ui_codes.py checks they agree)
 _BODY = const(8)  # where the sequence number's digits begin in the buffers
 _C0 = const(48)  # "0"
 _SEQ_SPAN = const(100_000)  # feed_lines.SEQ_SPAN

@@ -103,7 +103,7 @@ _C_PRQ = const(10)  # any pawn, rook or queen
 # Facts used: a mate by minor pieces alone needs the checked king's own men to block the
 # squares they cannot cover. A knight only attacks squares of one colour, so next to the
 # king it never covers the orthogonal neighbours; a bishop never covers the squares of the
-# other colour. host_tests/test_material_python_chess.py checks every row against
+# other colour. host_tests/core_cpython/test_material_python_chess.py checks every row against
 # python-chess, checks each mate cited here, and searches the knight-vs-queens case.
 _FIDE_ROWS = bytes(
     (

@@ -99,7 +99,7 @@ def _padded(text):
     return text + b" " * (-(len(text) + 2) % BLOCK) + b"\r\n"
 
 
-# One line per phase: what a serial monitor shows and what tools/clock_link.py reads.
+# One line per phase: what a serial monitor shows and what tools/device/clock_link.py reads.
 LINES = tuple(
     _padded(x)
     for x in (

@@ -25,7 +25,7 @@ Buttons (kind SHORT on release, LONG after ~2 s held, REPEAT while PLUS/MINUS ar
 Levers only act on the game screen (the engine ignores them unless running or ready).
 
 The button, screen and request codes below are the shell's (app.py) and the tests'; each
-screen module keeps private const() copies of those it uses (host_tests/test_ui_codes.py
+screen module keeps private const() copies of those it uses (host_tests/ui/test_ui_codes.py
 checks they agree). The screens end games with engine.py's reason codes and build controls with
 presets.control_of, which the saved game and the journal use too, without the UI.
 """

@@ -2,7 +2,8 @@
 game on the engine and on the model and compares them after every action.
 
 Not a test module itself: host_tests/core/test_engine_exact.py (CPython and MicroPython,
-seeded games) and host_tests/test_engine_exact_properties.py (hypothesis) feed it games.
+seeded games) and host_tests/core_cpython/test_engine_exact_properties.py (hypothesis) feed it
+games.
 
 The model is written from the rules' statement, step by step in time, with plain unbounded
 ints of us (no pairs, no deadlines, no re-basing, no rounding): per side the time it holds

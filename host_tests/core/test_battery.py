@@ -2,7 +2,7 @@
 cells and every brightness; and the game screen's rule for the warning (the ready screen
 blinks it, a game never shows it), through the Ui's keys and buffers.
 
-Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
+Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
 import sys
 import unittest

@@ -1,6 +1,6 @@
 """segments.py: the glyph table, the colon bit, padding, bad characters, no allocation.
 
-Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
+Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
 import sys
 import unittest

@@ -1,6 +1,6 @@
 """timefmt.py: layouts, rounding at every boundary, monotonicity, bad input, no allocation.
 
-Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
+Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
 import sys
 import unittest

@@ -4,7 +4,7 @@ the controls whose stopped side could move (hourglass), blink (a fallen flag) or
 (overtime counters), and after another screen has filled the buffers.
 
 Deterministic draws (a linear congruential generator: no hypothesis on MicroPython).
-Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
+Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
 import unittest
 

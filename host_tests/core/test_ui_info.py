@@ -1,7 +1,7 @@
 """ui_info.py: the ready screen's info pages (battery and periods, the firmware version) and
 the version's 4-digit rendering, through the Ui's keys and buffers.
 
-Runs under CPython and MicroPython (see host_tests/test_micropython_core.py)."""
+Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
 import sys
 import unittest

@@ -5,7 +5,7 @@ write(buf, off, 1)) works there, and reading, answering and muting allocate noth
 
 The port is a stand-in stream (io.IOBase with the poll ioctl) that behaves as MicroPython's
 stdio streams do for these calls; simboard/usb_cdc.py has the whole USB model, used by
-host_tests/test_usb_guard.py (core tests may not import the fake `machine`). CPython's
+host_tests/firmware/test_usb_guard.py (core tests may not import the fake `machine`). CPython's
 select.poll takes file descriptors only, so the poll tests run under MicroPython alone;
 the constants run on both.
 """

@@ -13,7 +13,7 @@ harness's own stop events wait for the loop's next sleep.
 The three rates come from the chip bench (`make chip-bench`): tools/chip/onchip.py's
 `percall` measures each piece of a wakeup on real MicroPython rp2 in the emulated RP2040,
 and the same probe run on the host counts the lines and calls of each piece; the rates are
-the least-squares fit of chip µs to those counts (host_tests/test_chip_costs.py refits and
+the least-squares fit of chip µs to those counts (host_tests/chip/test_chip_costs.py refits and
 checks them whenever a chip is available). CPython lines are not MicroPython bytecodes, so
 the model is coarse per small piece (see that test's tolerance) but right in sum: a render
 wakeup, a press, the flag take the chip's time within a fraction of a millisecond.

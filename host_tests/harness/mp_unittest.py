@@ -1,4 +1,4 @@
-"""Run unittest modules under MicroPython (tools/mp_run.mjs) or CPython, one summary line.
+"""Run unittest modules under MicroPython (tools/bench/mp_run.mjs) or CPython, one summary line.
 
 usage: mp_unittest.py MODULE [MODULE ...]
 

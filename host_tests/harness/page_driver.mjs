@@ -1,4 +1,4 @@
-// Drives the live page (tools/live_page.html) in a headless Chromium for host_tests/
+// Drives the live page (tools/live/live_page.html) in a headless Chromium for host_tests/
 // test_live_page.py: playwright-core (no browser download) on the system's chromium.
 // One JSON command per stdin line, one JSON answer per stdout line:
 //   {"cmd": "open", "url": U, "width": W, "height": H}   -> {"ok": true}

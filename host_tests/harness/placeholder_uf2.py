@@ -1,7 +1,7 @@
 """A small stand-in for the official MicroPython .uf2, made in the tests (no network, no
 binary in the repository).
 
-It has what tools/micropython_uf2.py looks at in the real file: pages from the flash start,
+It has what tools/release/micropython_uf2.py looks at in the real file: pages from the flash start,
 a last sector that is only partly used (as a real build's is), and picotool binary info laid
 out as the pico-sdk does it (pico_binary_info/defs.h and structure.h): the header in the
 256 bytes after boot stage 2, an array of pointers to entries, ID_AND_STRING entries for the

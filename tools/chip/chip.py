@@ -1,10 +1,10 @@
 """The clock on an emulated RP2040: real MicroPython rp2 in rp2040js, driven through its pins.
 
 Owns the Python side of the chip bench (tools/chip/chip_bench.py) and of the end-to-end tests on
-the chip (host_tests/test_chip_*.py): finding the MicroPython .uf2 and the boot ROM, building
+the chip (host_tests/chip/test_chip_*.py): finding the MicroPython .uf2 and the boot ROM, building
 the flash exactly as `make uf2` / `make flash` leave it (MicroPython, then a littlefs image
 at 0xA0000 holding every firmware module as .mpy from mpy-cross and main.py as source:
-tools/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
+tools/release/release.py's own builder), writing a scenario for tools/chip/run.mjs (Node, rp2040js
 from package-lock.json), and reading back what the pins saw, with emulated timestamps.
 
 What it runs on (inputs.py finds or downloads them; nothing fetched is committed):
@@ -32,19 +32,15 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+import micropython_pin
+import micropython_uf2
+import release
+import runner
+
+from simboard import tm1637_decode
+from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import simboard  # noqa: E402
-
-simboard.install_paths()
-
-import micropython_pin  # noqa: E402
-import micropython_uf2  # noqa: E402
-import release  # noqa: E402
-import runner  # noqa: E402
-
-from simboard import tm1637_decode  # noqa: E402
-from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER  # noqa: E402
 
 UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 # A run that ends this much (ms) after the asked instant ended inside a flash stall.

@@ -44,7 +44,10 @@ import tempfile
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install(board=True)
 
 import chip  # noqa: E402
 import inputs  # noqa: E402

@@ -4,7 +4,7 @@ boot ROM, for `make chip-bench`, `make test CHIP=1` and .ci/run.
 `given(environ)` is what the environment names, nothing fetched: `MICROPYTHON_UF2` and
 `RP2040_BOOTROM` (or `bootrom.bin` / `bootrom.ts` beside the .uf2), as chip.py finds them.
 `obtain(root, environ, out)` completes it from pinned downloads into build/cache/:
-- MicroPython: the file of tools/micropython_release.json, through micropython_pin.obtain,
+- MicroPython: the file of tools/release/micropython_release.json, through micropython_pin.obtain,
   the same pin, cache, mirror (`MICROPYTHON_UF2_URL`) and checks as `make uf2` (pinned at
   its first download when the pin has no sha256 yet).
 - The boot ROM: the rp2040js repository's demo/bootrom.ts at the commit of bootrom_pin.json

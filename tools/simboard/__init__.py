@@ -15,10 +15,8 @@ MP = ROOT / "tools" / "simboard" / "mp"
 def install_paths():
     """Put the fakes (`mp/`) and every firmware folder (firmware_build.firmware_dirs) first
     on sys.path, once: the firmware then imports its modules by their flat names and the
-    fakes as `machine`, `micropython` and `rp2`, as on the board. Returns the folders."""
-    tools = str(ROOT / "tools")
-    if tools not in sys.path:
-        sys.path.insert(0, tools)
+    fakes as `machine`, `micropython` and `rp2`, as on the board. Called through
+    paths.install(board=True), which has put the tools' folders there. Returns the folders."""
     import firmware_build
 
     folders = [*firmware_build.firmware_dirs(ROOT), MP]

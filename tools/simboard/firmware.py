@@ -210,7 +210,7 @@ class SimulatedClock:
 
     def press_for(self, name, hold_ms):
         """Press a lever or button now and release it `hold_ms` of virtual time later,
-        without running the firmware (the release is a host event; tools/sim.py uses it so
+        without running the firmware (the release is a host event; tools/sim/sim.py uses it so
         presses do not block the real-time loop). Returns the event handle (cancel())."""
         pin = LEVER.get(name, BUTTON.get(name))
         machine.press(pin)

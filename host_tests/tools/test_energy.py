@@ -1,0 +1,91 @@
+"""The energy model (tools/energy/energy.py) and the firmware's battery tables
+(firmware/core/battery.py): the thresholds and levels the clock uses are the ones the model
+computes, and the model's promise holds: below the warning at least 10 h of play remain, with
+the margin, at every brightness whose warning does not come at once; the game it counts the
+segments of is the firmware's own."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import battery
+import pytest
+import segments
+import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+import energy  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model():
+    return energy.model()
+
+
+def test_the_firmware_tables_are_the_models(model):
+    want = energy.firmware_constants(model)
+    assert battery.LOW_MV == want["LOW_MV"][0] + want["LOW_MV"][1]
+    for kind in (battery.ALKALINE, battery.NIMH):
+        flat = tuple(x for pair in want["LEVELS"][kind] for x in pair)
+        assert battery.LEVELS[kind] == flat
+
+
+def test_the_default_brightness_is_the_models(model):
+    assert settings.defaults()["brightness"] == energy.DEFAULT_BRIGHTNESS
+
+
+def test_ten_hours_remain_after_the_warning_with_the_margin(model):
+    for row in model["levels"]:
+        for name, curve, _mah in energy.KINDS:
+            k = row[name]
+            fresh_mv = energy.vsys_at(curve, 0.0) * 1000
+            if k["warning"][2] >= fresh_mv:
+                # the cells cannot promise 10 h at this brightness: the clock warns at once
+                assert k["hours"] * energy.DERATE < energy.REMAINING_H * 1.05, (row, name)
+                continue
+            assert k["after_warning_derated"] >= energy.REMAINING_H - 0.05, (row["level"], name)
+            assert k["after_warning"] > k["after_warning_derated"]
+
+
+def test_at_the_default_brightness_both_kinds_warn_after_fresh_cells(model):
+    row = model["levels"][energy.DEFAULT_BRIGHTNESS]
+    for name, curve, _mah in energy.KINDS:
+        assert row[name]["warning"][2] < energy.vsys_at(curve, 0.05) * 1000, name
+        # and a 6-hour game and the next round fit after the warning, cold cells and all
+        assert row[name]["after_warning_derated"] >= 10
+
+
+def test_brighter_costs_hours(model):
+    rows = model["levels"]
+    for a, b in zip(rows, rows[1:], strict=False):
+        assert b["mw"] > a["mw"]
+        for name in ("alkaline", "NiMH"):
+            assert b[name]["hours"] < a[name]["hours"]
+
+
+def test_the_pico_alone_is_the_floor(model):
+    # brightness 0 still pays the sleeping Pico: 19 mA at 5 V
+    assert model["levels"][0]["mw"] > energy.PICO_SLEEP_MA * energy.PICO_MEASURED_AT_V
+
+
+def test_the_game_lights_what_the_firmware_draws():
+    # the profile's count is the firmware's glyphs: a game nobody plays (one press, no
+    # moves) shows both starting times, 1h30 on each side, the colon off in h:mm
+    p = energy.game_profile(moves=0)
+    one = sum(bin(b).count("1") for b in segments.encode("1h30"))
+    assert p["segments"] == pytest.approx(one)
+    full = energy.game_profile()
+    assert 8 < full["segments"] < 29  # some digits, never all segments
+    assert sum(full["layout"].values()) == pytest.approx(1)
+    assert 4 < full["hours"] < 6
+
+
+def test_make_energy_prints_the_table():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "energy" / "energy.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "| brightness |" in out and "(default)" in out

@@ -1,0 +1,258 @@
+"""tools/sim/sim.py (`make sim`): script mode, the big-digit drawing, and the terminal UI in tmux.
+
+The tmux test drives the simulator the way a person would (keys in, screen out) and reads
+the big digits back from the screen with its own decoder, so it checks the whole path from
+the firmware's TM1637 traffic to the characters drawn.
+"""
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = ROOT / "tools" / "sim" / "sim.py"
+LINE = re.compile(r"^t=(\d+) L='([^']*)' R='([^']*)' leds=([01])([01]) buzz=([01])$")
+
+
+def run_script(tmp_path, text, *args):
+    script = tmp_path / "script.txt"
+    script.write_text(text)
+    return subprocess.run(
+        [sys.executable, str(SIM), "--flash", str(tmp_path / "flash"), "--script", str(script)]
+        + list(args),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def states(stdout):
+    out = []
+    for line in stdout.splitlines():
+        m = LINE.match(line)
+        assert m, line
+        t, left, right, led_l, led_r, buzz = m.groups()
+        out.append((int(t), left, right, (int(led_l), int(led_r)), buzz == "1"))
+    return out
+
+
+# ------------------------------------------------------------------ script mode
+
+
+def test_script_lever_starts_the_right_clock_counting_down(tmp_path):
+    r = run_script(
+        tmp_path,
+        "wait 500\nshow\nz   # Black presses: White's clock (right) runs\nwait 125000\nshow\n",
+    )
+    assert r.returncode == 0, r.stderr
+    (t0, l0, r0, leds0, _), (t1, l1, r1, leds1, _) = states(r.stdout)
+    assert (t0, l0, r0, leds0) == (500, "1h30", "1h30", (0, 0))
+    assert t1 == 500 + 80 + 125_000  # a tap holds the lever 80 ms
+    assert leds1 == (0, 1)
+    assert l1 == "1h30"  # the left clock did not move
+    assert r1 == "1h28"  # 125 s off 1 h 30 min: 1 h 27 min 55 s left, shown as h:mm
+
+
+def test_script_changes_and_print_every(tmp_path):
+    r = run_script(tmp_path, "wait 300\n100000 m\n", "--changes")
+    assert r.returncode == 0, r.stderr
+    seen = states(r.stdout)
+    assert [s[0] for s in seen] == sorted(s[0] for s in seen)
+    # The loop draws at its first wakeup, at boot: the first sample (10 ms) shows the times.
+    assert seen[0][0] == 10 and seen[0][1:3] == ("1h30", "1h30")
+    assert seen[-1][3] == (1, 0)  # White's lever press started Black's (left) clock
+
+    r = run_script(tmp_path, "wait 1000\n", "--print-every", "250")
+    assert [s[0] for s in states(r.stdout)] == [250, 500, 750, 1000]
+
+
+def test_script_power_cycle_keeps_the_flash_and_boots_again(tmp_path):
+    r = run_script(tmp_path, "wait 500\noff\nwait 2000\nshow\non\nwait 500\nshow\n")
+    assert r.returncode == 0, r.stderr
+    off, on = states(r.stdout)
+    assert off[1:] == ("    ", "    ", (0, 0), False)
+    assert on[0] == 3000 and on[1] != "    "
+
+
+@pytest.mark.parametrize("bad", ["wait\n", "wait soon\n", "jump\n", "hold nobody 100\n"])
+def test_script_bad_line_is_reported_with_its_number(tmp_path, bad):
+    r = run_script(tmp_path, "wait 100\n" + bad)
+    assert r.returncode != 0
+    assert "script line 2" in r.stderr
+
+
+# ------------------------------------------------------------------ the drawing
+
+
+def _load_sim():
+    spec = importlib.util.spec_from_file_location("sim_under_test", SIM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# Where each segment shows in a digit cell (row, column); anything but a space is lit.
+PROBES = ((0x01, 0, 2), (0x02, 1, 5), (0x04, 3, 5), (0x08, 4, 2), (0x10, 3, 0), (0x20, 1, 0))
+PROBES += ((0x40, 2, 2),)
+DIGIT_COLUMNS = (0, 7, 16, 23)  # digit cells of a drawn display; the colon is column 14
+COLON_COLUMN = 14
+
+
+def decode_display(rows, x):
+    """The 4 segment bytes (colon in bit 7 of byte 1) drawn in `rows` from column x."""
+
+    def lit(r, c):
+        line = rows[r]
+        return x + c < len(line) and line[x + c] != " "
+
+    segs = []
+    for dx in DIGIT_COLUMNS:
+        segs.append(sum(bit for bit, r, c in PROBES if lit(r, dx + c)))
+    if lit(1, COLON_COLUMN) and lit(3, COLON_COLUMN):
+        segs[1] |= 0x80
+    return bytes(segs)
+
+
+def test_every_segment_pattern_draws_and_reads_back():
+    sim = _load_sim()
+    for seg in range(256):
+        segs = bytes((seg & 0x7F, seg, seg & 0x7F, seg & 0x7F))  # only digit 1 has bit 7
+        rows = sim.big_display(segs, "#")
+        assert len(rows) == sim.DIGIT_H
+        assert decode_display(rows, 0) == segs
+
+
+# ------------------------------------------------------------------ the terminal UI, in tmux
+
+
+def _screen(tmux, target):
+    return subprocess.run(
+        tmux + ["capture-pane", "-p", "-t", target], capture_output=True, text=True
+    ).stdout.splitlines()
+
+
+def _displays(lines):
+    """Text and colon of both big displays on a captured screen, or None if not drawn."""
+    from simboard import tm1637_decode
+
+    titles = [i for i, line in enumerate(lines) if "LEFT" in line and "RIGHT" in line]
+    if not titles or titles[0] + 8 >= len(lines):
+        return None
+    top = titles[0] + 2
+    label_row = lines[top + 6]
+    xs = [i for i, ch in enumerate(label_row) if ch == "["]
+    if len(xs) != 2:
+        return None
+    rows = lines[top : top + 5]
+    return tuple(tm1637_decode.text(decode_display(rows, x)) for x in xs)
+
+
+def _running_below(lines, start):
+    """The right display shows an h:mm time below `start` (h:mm texts compare as strings)."""
+    shown = _displays(lines)
+    if shown is None:
+        return False
+    right = shown[1][0]
+    return len(right) == 4 and right[1] == "h" and right < start
+
+
+def _wait_for(predicate, tmux, target, timeout_s=30.0):
+    deadline = time.monotonic() + timeout_s
+    lines = []
+    while time.monotonic() < deadline:
+        lines = _screen(tmux, target)
+        if predicate(lines):
+            return lines
+        time.sleep(0.05)
+    pytest.fail("screen never matched:\n" + "\n".join(lines))
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_terminal_ui_in_tmux(tmp_path):
+    tmux = ["tmux", "-L", "sim-test-" + uuid.uuid4().hex[:8], "-f", "/dev/null"]
+    name = "sim"
+    cmd = "%s %s --flash %s --speed 120" % (sys.executable, SIM, tmp_path / "flash")
+    subprocess.run(
+        tmux + ["new-session", "-d", "-s", name, "-x", "100", "-y", "40", cmd],
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    )
+    try:
+        lines = _wait_for(lambda s: _displays(s) == (("1h30", False),) * 2, tmux, name)
+        screen = "\n".join(lines)
+        for key_help in ("z left lever", "m right lever", "S SET held", "o power", "q quit"):
+            assert key_help in screen
+
+        subprocess.run(tmux + ["send-keys", "-t", name, "z"], check=True)
+        # x120: one virtual minute every half second; the right (White's) clock runs. Any
+        # time below 1h30 will do: a loaded machine may capture the screen too late for
+        # a particular minute.
+        lines = _wait_for(lambda s: _running_below(s, "1h30"), tmux, name, timeout_s=60.0)
+        assert _displays(lines)[0] == ("1h30", False)
+        assert "RIGHT \u25cf" in "\n".join(lines)  # the right LED is lit
+
+        subprocess.run(tmux + ["send-keys", "-t", name, "o"], check=True)
+        _wait_for(lambda s: _displays(s) == (("    ", False),) * 2, tmux, name)
+        subprocess.run(tmux + ["send-keys", "-t", name, "o"], check=True)
+        _wait_for(lambda s: (_displays(s) or (("    ",),))[0][0].strip() != "", tmux, name)
+
+        subprocess.run(tmux + ["send-keys", "-t", name, "q"], check=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            alive = subprocess.run(tmux + ["has-session", "-t", name], capture_output=True)
+            if alive.returncode != 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the simulator did not quit on q")
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+def _alive(pid):
+    """The process runs (an exited one nobody has reaped yet is a zombie: not alive)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_terminal_ui_quits_when_its_terminal_hangs_up(tmp_path):
+    """As under `make sim`: the window closes, the SIGHUP never reaches the simulator (make
+    takes it; here the shell ignores it and the simulator inherits that), the terminal is
+    gone. The simulator must end, not spin on a getch that no longer waits."""
+    tmux = ["tmux", "-L", "sim-test-" + uuid.uuid4().hex[:8], "-f", "/dev/null"]
+    pidfile = tmp_path / "pid"
+    cmd = "trap '' HUP; echo $$ > %s; exec %s %s --flash %s" % (
+        pidfile,
+        sys.executable,
+        SIM,
+        tmp_path / "flash",
+    )
+    subprocess.run(
+        tmux + ["new-session", "-d", "-s", "sim", "-x", "100", "-y", "40", "sh", "-c", cmd],
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    )
+    try:
+        _wait_for(lambda s: _displays(s) == (("1h30", False),) * 2, tmux, "sim")
+        pid = int(pidfile.read_text())
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, 9)
+        pytest.fail("the simulator kept running after its terminal hung up")

@@ -1,0 +1,397 @@
+"""`make energy`: the clock's energy model: its current from its parts, the hours of play on
+3 AA cells, and where the low-battery warning goes so that at least 10 h of play remain.
+
+Owns the model and its sources; firmware/core/battery.py holds the thresholds and level tables it
+computes (host_tests/tools/test_energy.py checks that they agree), hardware/README.md and
+docs/battery.md its tables. Host tool (CPython, floats allowed); it imports the firmware's
+pure modules (ui, engine, segments) to count the segments the clock really lights.
+
+Every input is one of the constants below, each with where it comes from. "Published" means
+a document found and read; "estimate" a figure read off a curve or derived from one;
+"assumption" a figure no source was found for, chosen on the safe side. No current has been
+measured on this build: the model is a planning figure, to be replaced by a multimeter
+reading of a real clock (docs/battery.md says how).
+
+The load, from VSYS (the Pico's buck-boost regulator makes 3V3 for everything else):
+    P_vsys = P_pico(busy) + 3.3 V * (I_displays + I_led + I_buzzer) / EFFICIENCY
+drawn from the cells through the Schottky diode, as a constant power (the regulator's), so
+the cells' current rises as they run down. Hours of play: that current integrated over the
+cells' discharge curve (voltage per cell against the fraction of the capacity delivered).
+
+Usage:
+    .venv/bin/python tools/energy/energy.py            the tables (markdown) and the thresholds
+    .venv/bin/python tools/energy/energy.py --firmware the constants of firmware/core/battery.py
+"""
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install(board=True)
+ROOT = paths.ROOT
+
+# ---------------------------------------------------------------------------- the Pico
+# Current into a Pico at 125 MHz, at VBUS 5 V: 19 mA with the core asleep in WFE (the rp2
+# port's sleep does not gate the clocks), 23 mA busy. Published measurements of a Pico, the
+# figures hardware/README.md gives; a thread of the rp-hal project
+# (github.com/rp-rs/rp-hal/issues/659) reports the same order: a Pico at about 20 mA in
+# WFE/WFI, 14 mA in BOOTSEL mode. Taken as power at the regulator's input (5 V x I), which
+# is what a battery at any voltage has to supply.
+PICO_SLEEP_MA = 19.0
+PICO_BUSY_MA = 23.0
+PICO_MEASURED_AT_V = 5.0
+# Busy fraction of the core per display layout, measured on the emulated chip (make
+# chip-bench, real MicroPython rp2 in rp2040js; hardware/README.md): a clock running in
+# h:mm, in mm:ss, under 10 s with tenths. Weighted below by the time the game spends in each.
+BUSY = {"h:mm": 0.0002, "mm:ss": 0.0044, "tenths": 0.022}
+
+# ---------------------------------------------------------------------------- regulator
+# The Pico's RT6150 buck-boost, 3V3 out at 30-80 mA from 3-4.5 V in. Assumption: 85 %
+# (no efficiency curve for this load was found through the project's sources; buck-boost
+# converters of this class are quoted at 85-90 % at tens of mA; the lower end is used).
+EFFICIENCY = 0.85
+V3V3 = 3.3
+
+# ---------------------------------------------------------------------------- TM1637 modules
+# The TM1637's brightness levels 0..7 are the pulse widths 1/16, 2/16, 4/16, 10/16, 11/16,
+# 12/16, 13/16, 14/16 of each grid's time. Published: Titan Micro TM1637 datasheet V2.4,
+# "Display control command set" table (the same table in the ErriezTM1637 wiki's copy).
+PULSE_16 = (1, 2, 4, 10, 11, 12, 13, 14)
+# The chip scans 6 grids (its display mode is 8 segments x 6 bits, same datasheet); the
+# module wires 4, so each digit is driven 1/6 of the time. (That the scan always covers
+# the six grids is an assumption consistent with the datasheet's display-cycle figure.)
+GRIDS = 6
+# Current of one lit segment while its grid is driven. Assumption, on the high side: 20 mA.
+# The datasheet's segment drive current (its electrical characteristics) was not found
+# through the project's sources; the module's segments have no series resistors on the
+# common boards, so the driver's own limit sets it, and at VDD = 3.3 V a red segment
+# (about 1.9 V) leaves the driver 1.4 V. 20 mA is a ceiling for such a driver at that
+# headroom: the hours below are rather too few than too many.
+SEGMENT_MA = 20.0
+# The chip's own supply current, segments off. Assumption: 1 mA (not found either).
+TM1637_IDLE_MA = 1.0
+
+# ---------------------------------------------------------------------------- the rest
+# Side LED: red, 330 ohm from a 3.3 V pin. Kingbright WP7113SRD datasheet: forward voltage
+# 1.85 V typical (at 20 mA; a little less at 4 mA, so the current here is a little more:
+# 4.4 mA taken, the README's "about 4 mA"). One LED is on while a clock runs.
+LED_MA = (V3V3 - 1.85) / 330 * 1000
+# Piezo: a capacitor of about 10 nF (TDK PS1240 class; estimate) charged to 3.3 V at each
+# edge of a 2-4 kHz square wave: C * V * f = about 0.13 mA while it sounds; it sounds a few
+# seconds a game (the low-time beep, the flag). Assumption: 10 s an hour, an upper bound.
+BUZZER_MA = 10e-9 * V3V3 * 4000 * 1000
+BUZZER_DUTY = 10 / 3600
+
+# ---------------------------------------------------------------------------- the cells
+# The 1N5817 Schottky diode between the cells and VSYS: 0.2-0.3 V at these currents
+# (onsemi 1N5817 datasheet, forward characteristic; hardware/README.md). 0.25 V taken.
+DIODE_V = 0.25
+CELLS = 3
+# Discharge curves: (fraction of the capacity delivered, volts per cell under load), and the
+# capacity to the curve's last point at about 70-100 mA, 20 C.
+# Alkaline: Duracell MN1500 / Energizer E91 constant-current curves at 100 mA, shape read
+# off the figures (estimate, +-0.03 V). Capacity: 2.2 Ah at 100 mA, PowerStream's published
+# discharge test of Duracell Coppertop AA (powerstream.com/AA-tests.htm, to 0.1 V; Duracell's
+# own Procell figures, as quoted by rightbattery.com: 2.9 Ah at 50 mA, 2.7 Ah at 100 mA):
+# the lowest of these, and taken to 0.9 V only, so the cells have more in them than used.
+ALKALINE_CURVE = (
+    (0.00, 1.48),
+    (0.05, 1.40),
+    (0.10, 1.36),
+    (0.20, 1.31),
+    (0.30, 1.27),
+    (0.40, 1.23),
+    (0.50, 1.20),
+    (0.60, 1.17),
+    (0.70, 1.13),
+    (0.80, 1.09),
+    (0.90, 1.03),
+    (0.95, 0.98),
+    (1.00, 0.90),
+)
+ALKALINE_MAH = 2200.0
+# NiMH: Panasonic eneloop BK-3MCC, 1900 mAh minimum (2000 typical; the datasheet's rated
+# capacity, from memory of the maker's sheet: not found through the project's sources).
+# Curve shape: the datasheet's discharge figure at 0.2 It, read off (estimate, +-0.02 V):
+# flat at 1.2-1.25 V, then a knee in the last tenth.
+NIMH_CURVE = (
+    (0.00, 1.36),
+    (0.05, 1.28),
+    (0.10, 1.26),
+    (0.20, 1.25),
+    (0.30, 1.24),
+    (0.40, 1.235),
+    (0.50, 1.23),
+    (0.60, 1.22),
+    (0.70, 1.21),
+    (0.80, 1.19),
+    (0.85, 1.17),
+    (0.90, 1.14),
+    (0.95, 1.09),
+    (1.00, 1.00),
+)
+NIMH_MAH = 1900.0
+KINDS = (("alkaline", ALKALINE_CURVE, ALKALINE_MAH), ("NiMH", NIMH_CURVE, NIMH_MAH))
+
+# ---------------------------------------------------------------------------- the warning
+REMAINING_H = 10.0  # FIDE equipment standard 3.1.3: at least 10 h after the warning
+# Margin: the capacity is taken at 70 % of the figures above when placing the warning: cold
+# cells (a hall at 10-15 C: an alkaline cell gives 10-20 % less at moderate drain, Energizer's
+# Alkaline Handbook, "Temperature effects") and the spread between cells and makers (+-10 %).
+DERATE = 0.70
+# The reading itself: the ADC's reference is the Pico's 3V3 and the divider is 1 % parts;
+# the threshold is raised by this much so that a reading up to 2 % high still warns in time.
+ADC_MARGIN = 0.02
+DEFAULT_BRIGHTNESS = 2  # firmware/shell/settings.py's default (docs/battery.md says why)
+LEVEL_POINTS = 9  # points of each firmware level table
+
+
+def _interp(points, x):
+    """Linear interpolation in (x, y) points sorted by x (clamped at both ends)."""
+    if x <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return points[-1][1]
+
+
+# ---------------------------------------------------------------------------- a whole game
+def game_profile(preset=0, moves=60, think_s=(60, 150, 240, 120, 90, 180, 45, 200)):
+    """Play a game of `preset` on the firmware's own UI (no board: engine, ui, segments) and
+    return what its displays lit, weighted by time: {"segments": average lit segments of
+    one display (colon included), "layout": {layout: share of the running time}, "hours":
+    the game's length}. Each side thinks think_s[i % len] seconds on its i-th move, `moves`
+    moves each: the default is a 5-hour FIDE classical game."""
+    import engine as E
+    import segments
+    import settings as settings_mod
+    import ui as ui_mod
+
+    s = settings_mod.defaults()
+    s["control"] = {"preset": preset}
+    ui = ui_mod.Ui(s)
+    g = ui.game
+    presses = []
+    t = 1000
+    presses.append((t, 0))  # Black starts White's (right) clock
+    side = 1
+    for i in range(2 * moves):
+        t += 1000 * think_s[(i // 2) % len(think_s)]
+        presses.append((t, side))
+        side = 1 - side
+    end = t
+    seg = bytearray(4)
+    lit_ms = 0
+    layout_ms = {"h:mm": 0, "mm:ss": 0, "tenths": 0}
+    now = 0
+    k = 0
+    while now < end:
+        while k < len(presses) and presses[k][0] <= now:
+            g.press(presses[k][1], presses[k][0])
+            k += 1
+        ui.render(now)
+        nxt = ui.next_change(now)
+        if nxt < 0 or nxt > presses[k][0]:
+            nxt = presses[k][0] if k < len(presses) else end
+        span = nxt - now
+        for i in (0, 1):
+            segments.encode_ascii(seg, ui.text[i], ui.colon[i])
+            lit_ms += span * sum(bin(b).count("1") for b in seg)
+        if g.state == E.RUNNING:
+            # the running side's layout (timefmt.py): h:mm from 1 h, tenths under 10 s
+            r = g.remaining(g.running, now)
+            key = "h:mm" if r >= 3_600_000 else "mm:ss" if r >= 10_000 else "tenths"
+            layout_ms[key] += span
+        now = nxt
+    total = sum(layout_ms.values()) or 1
+    return {
+        "segments": lit_ms / (2 * end),
+        "layout": {k: v / total for k, v in layout_ms.items()},
+        "hours": end / 3_600_000,
+    }
+
+
+# ---------------------------------------------------------------------------- the load
+def display_ma(level, lit_segments):
+    """One TM1637 module's average current at brightness `level` lighting `lit_segments`
+    segments on average (over its 4 digits, colon included)."""
+    return TM1637_IDLE_MA + SEGMENT_MA * PULSE_16[level] / 16 * lit_segments / GRIDS
+
+
+def load_mw(level, profile):
+    """The clock's power at VSYS (mW) during the game `profile` at brightness `level`."""
+    busy = sum(BUSY[k] * share for k, share in profile["layout"].items())
+    pico = PICO_MEASURED_AT_V * (PICO_SLEEP_MA + (PICO_BUSY_MA - PICO_SLEEP_MA) * busy)
+    rail_ma = 2 * display_ma(level, profile["segments"]) + LED_MA + BUZZER_MA * BUZZER_DUTY
+    return pico + V3V3 * rail_ma / EFFICIENCY
+
+
+def cell_ma(p_mw, v_cell):
+    """The cells' current (mA) for `p_mw` at VSYS when each cell is at v_cell."""
+    vsys = CELLS * v_cell - DIODE_V
+    return p_mw / vsys
+
+
+def hours_left(curve, mah, p_mw, delivered, derate=1.0):
+    """Hours of play from the fraction `delivered` to the curve's end, at constant power."""
+    steps = 400
+    h = 0.0
+    for i in range(steps):
+        f = delivered + (1 - delivered) * (i + 0.5) / steps
+        h += (1 - delivered) / steps * mah * derate / cell_ma(p_mw, _interp(curve, f))
+    return h
+
+
+def vsys_at(curve, delivered):
+    return CELLS * _interp(curve, delivered) - DIODE_V
+
+
+def warning(curve, mah, p_mw):
+    """(fraction delivered, VSYS mV of the model, VSYS mV with the ADC margin) at which
+    REMAINING_H hours remain with the derated capacity."""
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if hours_left(curve, mah, p_mw, mid, DERATE) > REMAINING_H:
+            lo = mid
+        else:
+            hi = mid
+    v = vsys_at(curve, lo)
+    # rounded up: a threshold never below the model's voltage
+    return lo, math.ceil(v * 1000), math.ceil(v * (1 + ADC_MARGIN) * 1000)
+
+
+def level_table(curve, mah, p_mw):
+    """[(VSYS mV, % of the hours of play left)] from full to empty at `p_mw`, LEVEL_POINTS
+    points: what the clock shows as its battery level (`bA nn`)."""
+    total = hours_left(curve, mah, p_mw, 0.0)
+    out = []
+    for i in range(LEVEL_POINTS):
+        f = i / (LEVEL_POINTS - 1)
+        left = hours_left(curve, mah, p_mw, f)
+        out.append((round(vsys_at(curve, f) * 1000), round(100 * left / total)))
+    return out
+
+
+def model(profile=None):
+    """Everything the tables show: {"profile", "levels": [per brightness level: {"level",
+    "display_ma", "mw", "total_ma", kind: {"hours", "warning": (fraction delivered, VSYS mV
+    of the model, VSYS mV threshold), "after_warning", "after_warning_derated"}}],
+    "tables": {kind: level_table at the default brightness}}. The warning of each level is
+    placed for that level's load: the clock knows its brightness."""
+    profile = profile or game_profile()
+    levels = []
+    for level in range(8):
+        p = load_mw(level, profile)
+        row = {
+            "level": level,
+            "display_ma": display_ma(level, profile["segments"]),
+            "mw": p,
+            "total_ma": cell_ma(p, 1.2),
+        }
+        for name, curve, mah in KINDS:
+            warn = warning(curve, mah, p)
+            # where a reading of VSYS at the threshold (the ADC margin included) is
+            f = _fraction_at(curve, warn[2] / 1000 / (1 + ADC_MARGIN))
+            row[name] = {
+                "hours": hours_left(curve, mah, p, 0.0),
+                "warning": warn,
+                "after_warning": hours_left(curve, mah, p, f),
+                "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
+            }
+        levels.append(row)
+    p_default = load_mw(DEFAULT_BRIGHTNESS, profile)
+    tables = {name: level_table(curve, mah, p_default) for name, curve, mah in KINDS}
+    return {"profile": profile, "levels": levels, "tables": tables}
+
+
+def _fraction_at(curve, vsys):
+    """The fraction delivered at which the curve's VSYS falls to `vsys`."""
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if vsys_at(curve, mid) > vsys:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def markdown(m):
+    p = m["profile"]
+    lines = [
+        "Game: FIDE 90/40 + 30, 30 s increment, %.1f h; each display lights %.1f segments on"
+        " average (colon included); the running side shows h:mm %.0f %% of the time, mm:ss"
+        " %.0f %%."
+        % (p["hours"], p["segments"], 100 * p["layout"]["h:mm"], 100 * p["layout"]["mm:ss"]),
+        "",
+        "| brightness | pulse | one display | clock (VSYS) | cells at 1.2 V"
+        " | alkaline | warns below | then | NiMH | warns below | then |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in m["levels"]:
+        cells = []
+        for name in ("alkaline", "NiMH"):
+            k = r[name]
+            thr = k["warning"][2]
+            if thr >= vsys_at(dict((n, c) for n, c, _m in KINDS)[name], 0.0) * 1000:
+                cells += ["%.0f h" % k["hours"], "%.2f V (at once)" % (thr / 1000), "-"]
+            else:
+                cells += [
+                    "%.0f h" % k["hours"],
+                    "%.2f V" % (thr / 1000),
+                    "%.0f h (%.0f h cold)" % (k["after_warning"], k["after_warning_derated"]),
+                ]
+        lines.append(
+            "| %d%s | %d/16 | %.1f mA | %.0f mW | %.0f mA | %s |"
+            % (
+                r["level"],
+                " (default)" if r["level"] == DEFAULT_BRIGHTNESS else "",
+                PULSE_16[r["level"]],
+                r["display_ma"],
+                r["mw"],
+                r["total_ma"],
+                " | ".join(cells),
+            )
+        )
+    lines += [
+        "",
+        "Hours: from fresh cells to the end of the curve, nominal capacity. Warns below: VSYS"
+        " as the clock reads it, placed where %d h of play remain with the capacity at %d %%"
+        " (cold cells, spread), raised %d %% for the reading's error. Then: the hours of play"
+        " after the warning, nominal (and with the capacity at %d %%)."
+        % (REMAINING_H, round(DERATE * 100), round(ADC_MARGIN * 100), round(DERATE * 100)),
+    ]
+    return "\n".join(lines)
+
+
+def firmware_constants(m):
+    """firmware/core/battery.py's tables: LOW_MV[kind][level], LEVELS[kind]."""
+    return {
+        "LOW_MV": tuple(
+            tuple(r[name]["warning"][2] for r in m["levels"]) for name in ("alkaline", "NiMH")
+        ),
+        "LEVELS": (tuple(m["tables"]["alkaline"]), tuple(m["tables"]["NiMH"])),
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--firmware", action="store_true", help="firmware/core/battery.py's constants")
+    args = ap.parse_args(argv)
+    m = model()
+    if args.firmware:
+        for k, v in firmware_constants(m).items():
+            print(k, "=", v)
+    else:
+        print(markdown(m))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

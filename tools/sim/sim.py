@@ -1,0 +1,464 @@
+"""`make sim`: the real firmware (firmware/main.py, unmodified) on a simulated board, in a
+terminal.
+
+Owns the terminal front end of tools/simboard/firmware.py's SimulatedClock: it runs the
+firmware in real time (virtual time follows the wall clock times --speed), draws both TM1637
+displays as big seven-segment digits from the segment bytes the chip models hold (so the
+screen shows exactly what the chips would light, colon included), the side LEDs and the
+buzzer, and turns keys into lever and button presses.
+
+Usage:
+    make sim [SIMARGS="--speed 10 --bell"]
+    .venv/bin/python tools/sim/sim.py [--speed N] [--flash DIR] [--battery-mv MV] [--bell]
+                                      [--ascii]
+    .venv/bin/python tools/sim/sim.py --script FILE [--changes] [--print-every MS]
+
+Keys (interactive; the same keys are used in scripts):
+    z  left lever          m  right lever         space  lever of the running side
+    p  PLAY                P  PLAY held 2.2 s
+    s  SET                 S  SET held 2.2 s (long press)
+    -  MINUS  (also ,)     _  MINUS held 1.5 s (auto-repeat; also <)
+    =  PLUS   (also + .)   >  PLUS held 1.5 s (auto-repeat)
+    o  power off / on (the flash folder survives: try resume after power loss)
+    q  quit
+
+Script format (--script FILE; runs in virtual time as fast as possible, no terminal UI).
+One command per line; `#` starts a comment; times are in virtual ms since the start:
+    wait MS          run the firmware for MS
+    at MS            run until t = MS
+    MS KEY           same as `at MS` then KEY
+    KEY              press a key from the table above (or a name: left right play set minus
+                     plus); the script then runs until that key is released again
+                     (80 ms for a tap, 2200 / 1500 ms for the held keys)
+    hold NAME MS     hold a lever or button (by name or key) for MS
+    show             print the state line now
+    off / on         power off / on (while off, `wait` still passes time)
+A state line: `t=12345 L='1h30' R=' 5:07' leds=01 buzz=0` (a ':' is inserted where the
+colon is lit; leds = left, right; buzz = 1 while the buzzer sounds). Lines are printed for
+`show`, every --print-every MS, on every change with --changes (sampled each 10 ms), and
+once at the end.
+"""
+
+import argparse
+import os
+import sys
+import time as _wall
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
+import paths  # noqa: E402
+
+paths.install(board=True)
+ROOT = paths.ROOT
+
+import machine  # noqa: E402  (the fake one, from tools/simboard/mp)
+
+from simboard import tm1637_decode, vtime  # noqa: E402
+from simboard.firmware import SimulatedClock  # noqa: E402
+
+DEFAULT_FLASH = ROOT / "build" / "sim-flash"
+TAP_MS = 80
+LONG_MS = 2_200
+REPEAT_MS = 1_500
+_BATTERY_ADC = 3  # ADC channel of VSYS / 3 (firmware/board.py)
+SAMPLE_MS = 10  # change detection step in script mode, ms (tenths change every 100 ms)
+_FRAME_BUDGET_S = 0.05  # wall time the UI spends running the firmware per frame, s
+_CHUNK_MS = 100  # virtual time run at once in the UI, ms
+
+# key -> (input name, hold ms); "lever" means the lever of the side whose clock runs.
+KEYS = {
+    "z": ("left", TAP_MS),
+    "m": ("right", TAP_MS),
+    " ": ("lever", TAP_MS),
+    "p": ("play", TAP_MS),
+    "P": ("play", LONG_MS),
+    "s": ("set", TAP_MS),
+    "S": ("set", LONG_MS),
+    "-": ("minus", TAP_MS),
+    ",": ("minus", TAP_MS),
+    "_": ("minus", REPEAT_MS),
+    "<": ("minus", REPEAT_MS),
+    "=": ("plus", TAP_MS),
+    "+": ("plus", TAP_MS),
+    ".": ("plus", TAP_MS),
+    ">": ("plus", REPEAT_MS),
+}
+NAMES = ("left", "right", "play", "set", "minus", "plus")
+
+KEY_HELP = (
+    "z left lever   m right lever   space lever of the running side",
+    "p PLAY   P PLAY held     s SET   S SET held 2.2 s (long)",
+    "- MINUS  _ MINUS held (repeat)   = PLUS  > PLUS held (repeat)",
+    "o power off/on   q quit",
+)
+
+
+# ------------------------------------------------------------------ the simulated clock
+
+
+class Sim:
+    """The board plus a power switch, with time counted in ms since the simulator started
+    (`t_ms`, it keeps running while the power is off)."""
+
+    def __init__(self, flash_dir, battery_mv=4_400):
+        self.flash_dir = Path(flash_dir)
+        self.flash_dir.mkdir(parents=True, exist_ok=True)
+        self.battery_mv = battery_mv  # VSYS; the board reads it as VSYS / 3 on ADC3
+        self.clock = SimulatedClock(self.flash_dir)
+        self._set_battery()
+        self.t_ms = 0
+        self.powered = True
+        self.off_since = 0
+        self.resets = 0  # firmware resets (watchdog or machine.reset) seen
+
+    def run(self, ms):
+        """Let `ms` of virtual time pass (the firmware runs only while powered)."""
+        if ms <= 0:
+            return
+        self.t_ms += ms
+        if not self.powered:
+            return
+        try:
+            self.clock.run_ms(ms)
+        except (machine.WatchdogReset, machine.Reset):
+            self.resets += 1
+            self.clock.power_cycle(0)
+            self._set_battery()
+
+    def _set_battery(self):
+        machine.set_adc_volts(_BATTERY_ADC, self.battery_mv / 3000)
+
+    def power(self):
+        """Toggle the power switch."""
+        if self.powered:
+            self.powered = False
+            self.off_since = self.t_ms
+        else:
+            self.powered = True
+            self.clock.power_cycle(self.t_ms - self.off_since)
+            self._set_battery()
+
+    def key(self, ch):
+        """Act on a key from KEYS (or an input name). Returns the hold time in ms, 0 if
+        nothing was pressed."""
+        if ch == "o":
+            self.power()
+            return 0
+        if ch in NAMES:
+            name, hold = ch, TAP_MS
+        elif ch in KEYS:
+            name, hold = KEYS[ch]
+        else:
+            return 0
+        return self.press(name, hold)
+
+    def press(self, name, hold_ms):
+        """Press a lever/button for `hold_ms` without blocking. Returns hold_ms, or 0 when
+        nothing was pressed (power off, no side running, or that input is still held)."""
+        if not self.powered:
+            return 0
+        if name == "lever":
+            left, right = self.clock.leds()
+            if left == right:
+                return 0
+            name = "left" if left else "right"
+        if self.clock.is_pressed(name):
+            return 0
+        self.clock.press_for(name, hold_ms)
+        return hold_ms
+
+    def state(self):
+        """(left segments, right segments, (led L, led R), (sounding, Hz), powered)."""
+        if not self.powered:
+            return bytes(4), bytes(4), (0, 0), (False, 0), False
+        c = self.clock
+        return c.segments(0), c.segments(1), c.leds(), c.buzzer(), True
+
+    def line(self):
+        left, right, leds, (buzz, _hz), _on = self.state()
+        return "t=%d L='%s' R='%s' leds=%d%d buzz=%d" % (
+            self.t_ms,
+            _label(left),
+            _label(right),
+            leds[0],
+            leds[1],
+            1 if buzz else 0,
+        )
+
+
+def _label(segs):
+    text, colon = tm1637_decode.text(segs)
+    return text[:2] + ":" + text[2:] if colon else text
+
+
+# ------------------------------------------------------------------ big digits (pure)
+
+DIGIT_W = 6  # columns per digit cell (segments only; cells are separated by one space)
+DIGIT_H = 5  # text rows
+# (segment bit, row, first column, last column): a top, b top right, c bottom right,
+# d bottom, e bottom left, f top left, g middle.
+_SEGMENT_CELLS = (
+    (0x01, 0, 1, 4),
+    (0x02, 1, 5, 5),
+    (0x04, 3, 5, 5),
+    (0x08, 4, 1, 4),
+    (0x10, 3, 0, 0),
+    (0x20, 1, 0, 0),
+    (0x40, 2, 1, 4),
+)
+# The corners light when a segment touching them does, so strokes join up.
+_CORNERS = (
+    (0, 0, 0x21),
+    (0, 5, 0x03),
+    (2, 0, 0x70),
+    (2, 5, 0x46),
+    (4, 0, 0x18),
+    (4, 5, 0x0C),
+)
+
+
+def big_digit(seg, on="#"):
+    """DIGIT_H strings of DIGIT_W characters drawing one segment byte (bit 7 ignored)."""
+    rows = [[" "] * DIGIT_W for _ in range(DIGIT_H)]
+    for bit, row, c0, c1 in _SEGMENT_CELLS:
+        if seg & bit:
+            for c in range(c0, c1 + 1):
+                rows[row][c] = on
+    for row, col, bits in _CORNERS:
+        if seg & bits:
+            rows[row][col] = on
+    return ["".join(r) for r in rows]
+
+
+def big_display(segs, on="#"):
+    """DIGIT_H strings drawing a 4-digit display: digit, space, digit, colon column,
+    digit, space, digit. The colon is lit by bit 7 of byte 1."""
+    cells = [big_digit(s, on) for s in segs[:4]]
+    colon = [" ", on if segs[1] & 0x80 else " ", " ", on if segs[1] & 0x80 else " ", " "]
+    out = []
+    for r in range(DIGIT_H):
+        out.append(
+            cells[0][r]
+            + " "
+            + cells[1][r]
+            + " "
+            + colon[r]
+            + " "
+            + cells[2][r]
+            + " "
+            + cells[3][r]
+        )
+    return out
+
+
+# ------------------------------------------------------------------ script mode
+
+
+def run_script(sim, lines, out, print_every_ms=0, changes=False):
+    """Replay script `lines` (see the module doc) on `sim`, writing state lines to `out`."""
+    last = [None]
+    next_print = [print_every_ms if print_every_ms > 0 else None]
+    printed = [None]
+
+    def emit(final=False):
+        text = sim.line()
+        if not (final and text == printed[0]):
+            out.write(text + "\n")
+        printed[0] = text
+
+    def run_to(target):
+        while sim.t_ms < target:
+            step = target - sim.t_ms
+            if changes:
+                step = min(step, SAMPLE_MS - sim.t_ms % SAMPLE_MS)
+            if next_print[0] is not None:
+                step = min(step, next_print[0] - sim.t_ms)
+            sim.run(step)
+            if next_print[0] is not None and sim.t_ms >= next_print[0]:
+                emit()
+                next_print[0] += print_every_ms
+            elif changes:
+                st = sim.state()
+                if st[:4] != last[0]:
+                    last[0] = st[:4]
+                    emit()
+
+    for number, raw in enumerate(lines, 1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            _script_command(sim, words, run_to, emit)
+        except (ValueError, KeyError, IndexError) as exc:
+            msg = "script line %d: %r: %s" % (number, raw.rstrip("\n"), exc)
+            raise SystemExit(msg) from None
+    emit(final=True)
+
+
+def _script_command(sim, words, run_to, emit):
+    cmd = words[0]
+    if cmd.isdigit():
+        run_to(int(cmd))
+        words = words[1:]
+        if not words:
+            return
+        cmd = words[0]
+    if cmd == "wait":
+        run_to(sim.t_ms + int(words[1]))
+    elif cmd == "at":
+        run_to(int(words[1]))
+    elif cmd == "show":
+        emit()
+    elif cmd in ("off", "on"):
+        if sim.powered == (cmd == "off"):
+            sim.power()
+    elif cmd == "hold":
+        name = words[1] if words[1] in NAMES else KEYS[words[1]][0]
+        held = sim.press(name, int(words[2]))
+        run_to(sim.t_ms + held)
+    else:
+        key = " " if cmd == "space" else cmd
+        if key not in KEYS and key not in NAMES and key != "o":
+            raise ValueError("unknown command or key")
+        held = sim.key(key)
+        run_to(sim.t_ms + held)
+
+
+# ------------------------------------------------------------------ terminal UI
+
+
+def run_terminal(sim, speed, bell, ascii_only):
+    import curses
+    import locale
+
+    locale.setlocale(locale.LC_ALL, "")
+    utf8 = not ascii_only and "utf" in (locale.getpreferredencoding(False) or "").lower()
+    curses.wrapper(_ui, sim, speed, bell, utf8)
+
+
+def _ui(scr, sim, speed, bell, utf8):
+    import curses
+
+    curses.curs_set(0)
+    scr.timeout(15)  # ms: getch waits at most this long, the frame period
+    lit = "\u2588" if utf8 else "#"
+    red = green = 0
+    if curses.has_colors():
+        curses.start_color()
+        curses.use_default_colors()
+        curses.init_pair(1, curses.COLOR_RED, -1)
+        curses.init_pair(2, curses.COLOR_GREEN, -1)
+        red, green = curses.color_pair(1), curses.color_pair(2)
+    wall0 = _wall.monotonic()
+    was_sounding = False
+    last_key = ""
+    while True:
+        ch = scr.getch()  # waits up to one frame
+        if ch == -1 and not os.isatty(0):
+            # The terminal hung up (its window closed, its tmux session killed) without a
+            # SIGHUP reaching this process (`make sim`: make takes it and the child stays):
+            # getch no longer waits, so the loop would spin. Quit instead.
+            return
+        scr.timeout(0)
+        while ch != -1:  # then take every key already typed
+            if ch == ord("q"):
+                return
+            if 0 <= ch < 256:
+                k = chr(ch)
+                if k == "o" or k in KEYS:
+                    sim.key(k)
+                    last_key = "space" if k == " " else k
+            ch = scr.getch()
+        scr.timeout(15)
+        now = _wall.monotonic()
+        behind = int((now - wall0) * 1000 * speed) - sim.t_ms
+        budget_end = now + _FRAME_BUDGET_S
+        while behind > 0 and _wall.monotonic() < budget_end:
+            step = min(behind, _CHUNK_MS)
+            sim.run(step)
+            behind -= step
+        lagging = behind > _CHUNK_MS
+        if behind > 0:  # the host cannot keep up with --speed: drop the rest, stay responsive
+            wall0 += behind / 1000 / speed
+        left, right, leds, (sounding, hz), powered = sim.state()
+        if bell and sounding and not was_sounding:
+            curses.beep()
+        was_sounding = sounding
+        _draw(scr, sim, speed, lit, red, green, left, right, leds, sounding, hz, powered, last_key)
+        if lagging:
+            scr.addstr(1, 60, "(host too slow: running slower)")
+            scr.refresh()
+
+
+def _draw(scr, sim, speed, lit, red, green, left, right, leds, sounding, hz, powered, last):
+    import curses
+
+    scr.erase()
+    h, w = scr.getmaxyx()
+
+    def put(y, x, text, attr=0):
+        if 0 <= y < h and x < w:
+            try:
+                scr.addstr(y, x, text[: max(0, w - x - 1)], attr)
+            except curses.error:
+                pass
+
+    put(0, 1, "Chess clock simulator: firmware/main.py on a simulated Pico", curses.A_BOLD)
+    put(1, 1, "t=%8.1f s   speed x%g   flash %s" % (sim.t_ms / 1000, speed, sim.flash_dir))
+    led_on, led_off = ("\u25cf", "\u25cb") if lit != "#" else ("*", "o")
+    for side, segs, x in ((0, left, 2), (1, right, 48)):
+        led = led_on if leds[side] else led_off
+        title = "%s LEFT" % led if side == 0 else "RIGHT %s" % led
+        put(3, x, title, (green | curses.A_BOLD) if leds[side] else 0)
+        for r, row in enumerate(big_display(segs, lit)):
+            put(5 + r, x, row, red | curses.A_BOLD)
+        put(11, x, "[%s]" % _label(segs))
+    put(13, 2, "power: %s" % ("on" if powered else "OFF (press o)"))
+    buzz = "BEEP %d Hz" % hz if sounding else "silent"
+    put(13, 24, "buzzer: %s" % buzz, curses.A_REVERSE if sounding else 0)
+    if last:
+        put(13, 56, "last key: %s" % last)
+    if sim.resets:
+        put(14, 2, "firmware resets: %d" % sim.resets)
+    put(16, 1, "Keys:", curses.A_BOLD)
+    for i, text in enumerate(KEY_HELP):
+        put(17 + i, 3, text)
+    scr.refresh()
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--speed", type=float, default=1.0, help="virtual time per wall time")
+    ap.add_argument("--flash", default=str(DEFAULT_FLASH), help="the board's filesystem folder")
+    ap.add_argument("--bell", action="store_true", help="terminal bell when the buzzer starts")
+    ap.add_argument("--ascii", action="store_true", help="draw with ASCII only")
+    ap.add_argument("--battery-mv", type=int, default=4_400, help="VSYS (3 x AA), mV")
+    ap.add_argument("--script", help="replay this script in virtual time, no terminal UI")
+    ap.add_argument("--print-every", type=int, default=0, metavar="MS", help="(script mode)")
+    ap.add_argument("--changes", action="store_true", help="(script mode) print each change")
+    args = ap.parse_args(argv)
+    if args.speed <= 0:
+        ap.error("--speed must be positive")
+    vtime.install()  # SimulatedClock installs its own clock at each power-on as well
+    sim = Sim(args.flash, args.battery_mv)
+    if args.script:
+        with open(args.script) as f:
+            lines = f.readlines()
+        try:
+            run_script(sim, lines, sys.stdout, args.print_every, args.changes)
+            sys.stdout.flush()
+        except BrokenPipeError:  # e.g. piped into `head`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    if not sys.stdin.isatty():
+        ap.error("the interactive simulator needs a terminal (or use --script FILE)")
+    os.environ.setdefault("ESCDELAY", "25")
+    run_terminal(sim, args.speed, args.bell, args.ascii)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
