@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 UF2_ENV = micropython_pin.ENV_OVERRIDE  # "MICROPYTHON_UF2"
 # A run that ends this much (ms) after the asked instant ended inside a flash stall.
 STALL_MS = 0.01
-# When a chip test may start pressing after a power-up, ms: the ready screen shows about 1.03 s
+# When a chip test may start pressing after a power-up, ms: the ready screen shows about 1.08 s
 # after it on MicroPython 1.27 (each module file more in the flash's root adds tens of ms),
 # and one that finds a game to resume (it reads the journal) within 3 s.
 BOOT_MS = 1_500
