@@ -3,8 +3,9 @@
 
 Owns the model and its sources; firmware/core/battery.py holds the thresholds and level tables it
 computes (host_tests/tools/test_energy.py checks that they agree), docs/battery.md its hours
-of play, hardware/README.md its table of consumers. Host tool (CPython, floats allowed); it imports the firmware's
-pure modules (ui, engine, segments) to count the segments the clock really lights.
+of play, hardware/README.md its table of consumers. Host tool (CPython, floats allowed); it
+imports the firmware's pure modules (ui, engine, segments) to count the segments the clock
+really lights.
 
 Every input is one of the constants below, each with where it comes from. "Published" means
 a document found and read; "estimate" a figure read off a curve or derived from one;
