@@ -42,7 +42,10 @@ class LayoutError(ValueError):
 
 def firmware_dirs(root):
     """[Path] of the folders that hold firmware modules: firmware/, then each layer's."""
-    top = Path(root) / FIRMWARE
+    return _layer_dirs(Path(root) / FIRMWARE)
+
+
+def _layer_dirs(top):
     return [top] + [top / layer for layer in LAYERS]
 
 
@@ -50,8 +53,7 @@ def firmware_sources(firmware_dir):
     """{file name: Path} of every firmware module (firmware_dir and its layers' folders),
     in name order; LayoutError when a name stands in two folders."""
     found = {}
-    top = Path(firmware_dir)
-    for folder in [top] + [top / layer for layer in LAYERS]:
+    for folder in _layer_dirs(Path(firmware_dir)):
         for path in folder.glob("*.py"):
             if path.name in found:
                 raise LayoutError(
