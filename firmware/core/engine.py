@@ -104,7 +104,7 @@ EV_MARKER = const(16)  # ... by a flag-fall transition: a flag marker was record
 EV_REFUSED = const(32)  # a first press from White's side under draw odds: not a start
 
 # Results (set by finish())
-RESULT_NONE = const(0)
+RESULT_NONE = const(0)  # none: before the end, or a game given up unfinished ("*")
 RESULT_LEFT_WINS = const(1)
 RESULT_RIGHT_WINS = const(2)
 RESULT_DRAW = const(3)
@@ -115,6 +115,11 @@ BY_DRAW_ODDS = const(256)  # bit of `reason`: finish() made a draw the win of dr
 REASON_FLAG = const(1)  # the result follows a flag (material entry)
 REASON_DEAD = const(2)  # dead position (arbiter menu, or the "dEAd" material entry)
 REASON_RESULT = const(3)  # the arbiter entered the result of a game decided on the board
+# A game given up unfinished (RESULT_NONE): the arbiter abandoned it (arbiter menu), or the
+# resume offered after a power cut was declined, or what that offer held was unreadable
+REASON_ABANDONED = const(4)
+REASON_DECLINED = const(5)
+REASON_UNREADABLE = const(6)
 
 # Colours (game_state.win_of)
 WHITE = const(0)

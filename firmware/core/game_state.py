@@ -44,6 +44,8 @@ from engine import (
     OK,
     PAUSED,
     READY,
+    REASON_ABANDONED,
+    REASON_UNREADABLE,
     RESULT_DRAW,
     RESULT_LEFT_WINS,
     RESULT_NONE,
@@ -254,11 +256,15 @@ def finish(game, result, reason, at):
     shell's (a small int, kept as it is). Refused (ERR_STATE) before the first press and
     once finished. A draw in a game whose control gives draw odds to a colour is that
     colour's win: `result` becomes it and `reason` gets the bit BY_DRAW_ODDS (its other
-    bits still say how the game was drawn)."""
-    if result not in (RESULT_LEFT_WINS, RESULT_RIGHT_WINS, RESULT_DRAW):
+    bits still say how the game was drawn). RESULT_NONE ends a game without a result (given
+    up: REASON_ABANDONED, REASON_DECLINED, REASON_UNREADABLE, and only with them), its
+    times as they stood."""
+    if result not in (RESULT_LEFT_WINS, RESULT_RIGHT_WINS, RESULT_DRAW, RESULT_NONE):
         return ERR_RANGE
     if not isinstance(reason, int) or not 0 <= reason < BY_DRAW_ODDS:
         return ERR_RANGE
+    if (result == RESULT_NONE) != (REASON_ABANDONED <= reason <= REASON_UNREADABLE):
+        return ERR_RANGE  # no result exactly when the game is given up
     if game.state == READY or game.state == FINISHED:
         return ERR_STATE
     if result == RESULT_DRAW:

@@ -68,24 +68,31 @@ class Files:
         gc.collect()
 
     def resumed(self, now):
-        """The offered game was restored (ui): give it back its identity, its rules (freeze,
-        increment timing, period transition: the settings may have been reset since) and its
-        move log."""
+        """The offered game was restored (ui): give it back what is kept beside its snapshot
+        (archive.take_in: identity, rules, move log)."""
         saved = self.resume
         self.resume = None
         if saved is None:
             return
-        g = self.ui.game
-        g.set_ident(saved["id"])
-        opts = saved["opts"]  # the rules the game began with; the settings may have been reset
-        if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
-            g.set_rules(opts[0], opts[1], opts[2])
-        import game_state  # here, not at boot: its code takes RAM only once a game is restored
-
-        if game_state.restore_log(g, saved["n"], saved["log"]) != E.OK:
+        if not archive.take_in(self.ui.game, saved):
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
         if self.journal.resumed(saved):
             self.save_game(now)  # game.json takes the journal's game; the journal retires
+
+    def declined(self, now):
+        """The offered game was not resumed (`  no`, or `rES  Err`): it goes to games/ as
+        unfinished (archive.give_up: its first write is the one commit that makes the
+        decline take), then its journal retires. `LOG  Err` when the flash has no room
+        for the record (game.json keeps the game, as after a result)."""
+        saved = self.resume
+        self.resume = None
+        if saved is None:
+            return
+        self.unrecorded = not archive.give_up(self.root, saved, self.fs)
+        if self.unrecorded:
+            self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)
+        self.journal.forget()
+        gc.collect()
 
     def write(self, req, now):
         """The file writes of a UI request (the REQ_* bits), while no clock runs."""
@@ -93,6 +100,8 @@ class Files:
         if req & ui_mod.REQ_SAVE_SETTINGS:
             if not settings_mod.save(self.root, ui.settings, self.fs):
                 ui.show_message(b"SAVE", b"Err ", now)
+        if req & ui_mod.REQ_DECLINED:
+            self.declined(now)
         if req & ui_mod.REQ_LOG_GAME:
             self.log_game(now)  # clears the saved game too (archive.record)
         elif req & ui_mod.REQ_CLEAR_GAME:

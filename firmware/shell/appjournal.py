@@ -173,9 +173,12 @@ class Journaling:
 
     def boot(self, saved):
         """Power-up: the game the journal holds when it is newer than `saved` (game.json's
-        state, or None), to offer instead; else `saved`, and a journal that is stale (its
-        game recorded or saved since) is removed. A game.json of another game (a finished
-        one whose record failed) is settled first (archive.settle: recorded)."""
+        state, or None), to offer instead; else `saved`, and a journal that is stale is
+        removed. Stale: its game is recorded, or game.json holds its game in another state
+        than the journal's base (saved since, or given up), or the journal continues from a
+        base that game.json no longer holds (removed, or replaced by another game's). A
+        game.json of another game (a finished one whose record failed) is settled first
+        (archive.settle: recorded) when the journal starts from none."""
         j = self.store.load(saved, presets.COUNT)
         if j is None:
             self.store.clear()
@@ -184,6 +187,8 @@ class Journaling:
         stale = gamelog.find_game(self.root, ident, self.fs) is not None
         if saved is not None and saved["id"] == ident:
             stale = stale or journal.tag(saved["snap"]) != j["base"]
+        elif j["base"]:
+            stale = True  # its base is gone: the game was forgotten after it
         if stale:
             self.store.clear()
             return saved

@@ -51,6 +51,9 @@ _IDENT_MASK = const(0x3FFFFFFF)  # 30 bits: a small int on every port
 _REASON_FLAG = const(1)  # engine.py's reason codes (game_state.finish)
 _REASON_DEAD = const(2)
 _REASON_RESULT = const(3)
+_REASON_ABANDONED = const(4)
+_REASON_DECLINED = const(5)
+_REASON_UNREADABLE = const(6)
 
 
 def new_ident():
@@ -104,15 +107,23 @@ def _reason(code):
         return "dead position"
     if code == _REASON_RESULT:
         return "on the board"
+    if code == _REASON_ABANDONED:
+        return "abandoned by the arbiter"
+    if code == _REASON_DECLINED:
+        return "declined after a power cut"
+    if code == _REASON_UNREADABLE:
+        return "unreadable after a power cut"
     return "arbiter"
 
 
-def write_record(root, game, fs=os):
+def write_record(root, game, fs=os, reason=-1):
     """Archive the finished `game` in games/ with its identity, the control each colour had
-    and, under draw odds, what they did (gamelog.py's format). The file name, or None."""
+    and, under draw odds, what they did (gamelog.py's format). `reason`: engine.py's
+    REASON_* the record gives, when not the game's own (a game that could not be restored
+    has none). The file name, or None."""
     if game.result == E.RESULT_DRAW:
         result = "1/2-1/2"
-    elif game.white < 0:
+    elif game.white < 0 or game.result == E.RESULT_NONE:
         result = "*"
     else:
         left_won = game.result == E.RESULT_LEFT_WINS
@@ -124,9 +135,11 @@ def write_record(root, game, fs=os):
             "black": game.controls[1 - white].spec(),
         }
     }
+    if game.state == E.FINISHED:  # the times on the clocks when the game ended
+        extra["final"] = {"white": game.remaining(white, 0), "black": game.remaining(1 - white, 0)}
     if game.draw_odds:
         extra["draw_odds"] = "white" if game.draw_odds == DRAW_ODDS_WHITE else "black"
-    reason = _reason(game.reason & ~E.BY_DRAW_ODDS)
+    reason = _reason((game.reason if reason < 0 else reason) & ~E.BY_DRAW_ODDS)
     if game.reason & E.BY_DRAW_ODDS:
         extra["drawn_by"] = reason
         reason = "draw odds"
@@ -166,8 +179,51 @@ def settle(root, game, saved, fs=os):
         if not recorded and write_record(root, game, fs) is None:
             return RESULT_UNSAVED
         settings_mod.clear_game(root, fs)
+        if game.reason == _REASON_DECLINED:
+            return NONE  # the decline's power-up goes on to the ready screen
         return RESULT
     if recorded:
         settings_mod.clear_game(root, fs)
         return NONE
     return OFFER
+
+
+def take_in(game, saved):
+    """Give `game`, restored from the snapshot of `saved` (settings.load_game's form: from
+    game.json or the journal), what is kept beside that snapshot: its identity, its rules
+    (freeze, increment timing, period transition: the settings may have been reset since)
+    and its move log. True when the log was taken; False: the times stand, the moves are
+    lost (the log does not fit the engine)."""
+    import game_state  # here, not at boot: its code takes RAM only once a game is restored
+
+    game.set_ident(saved["id"])
+    opts = saved["opts"]
+    if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
+        game.set_rules(opts[0], opts[1], opts[2])
+    return game_state.restore_log(game, saved["n"], saved["log"]) == E.OK
+
+
+def give_up(root, saved, fs=os):
+    """The game `saved` (settings.load_game's form) was offered at power-up and not resumed:
+    record it in games/ as unfinished ("*"), exactly once, and forget it. A game the engine
+    restores is recorded by record()'s three steps with the reason "declined after a power
+    cut", its times as they stood: step 1 (game.json := the game, given up, one atomic
+    rename) is the commit that makes the decline take, since a journal whose base or whose
+    game game.json holds in another state is stale (appjournal.py). One the engine refuses
+    (rES Err) is recorded with its moves when they fit and the reason "unreadable after a
+    power cut", then game.json is removed. True when the game is in games/ (False: a flash
+    too full for the record; game.json then keeps it as record() does)."""
+    import game_state  # here, not at boot: its code takes RAM only once a game is restored
+    import presets
+
+    game = E.Game(presets.control_of(saved["control"]))
+    if game_state.restore(game, saved["snap"]) == E.OK:
+        take_in(game, saved)
+        game_state.finish(game, E.RESULT_NONE, _REASON_DECLINED, 0)
+        return record(root, game, saved["control"], fs)
+    game.set_ident(saved["id"])
+    game_state.restore_log(game, saved["n"], saved["log"])  # refused: recorded without moves
+    if write_record(root, game, fs, _REASON_UNREADABLE) is None:
+        return False
+    settings_mod.clear_game(root, fs)
+    return True

@@ -5,15 +5,19 @@ File format (tools read it; only add keys, never change one):
   {"version": 1, "id": <the game's identity (archive.py), 0 = none>,
    "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
-   "controls": {"white": <control>, "black": <control>}, ["draw_odds": "white"|"black",
-   "drawn_by": "<reason of the draw>",] "moves": [[side, move_no, used_ms, left_ms], ...]}
+   "controls": {"white": <control>, "black": <control>}, ["final": {"white": ms, "black":
+   ms},] ["draw_odds": "white"|"black", "drawn_by": "<reason of the draw>",]
+   "moves": [[side, move_no, used_ms, left_ms], ...]}
 "reason": "flag", "dead position", "on the board" (the arbiter entered the result of a game
 decided on the board: mate, resignation, agreed draw), "draw odds" (a drawn game that the
-control gave to one colour: "drawn_by" then says how it was drawn, one of the others), or
-"arbiter". "controls": the control each colour played under, in the
-settings' form (settings.py: {"mode", "periods": [[time_s, moves, bonus, bonus_s], ...]
-[, "overtime": [count, time_s]]}); with time odds they differ. "draw_odds": the colour a
-draw was given to, when the control gave one. Older records have none of these keys.
+control gave to one colour: "drawn_by" then says how it was drawn, one of the others),
+"arbiter", or for an unfinished game (result "*") "abandoned by the arbiter", "declined
+after a power cut", "unreadable after a power cut" (archive.py). "final": both times when
+the game ended (absent when it could not be restored). "controls": the control each colour
+played under, in the settings' form (settings.py: {"mode", "periods": [[time_s, moves,
+bonus, bonus_s], ...] [, "overtime": [count, time_s]]}); with time odds they differ.
+"draw_odds": the colour a draw was given to, when the control gave one. Older records have
+none of these keys.
 used_ms and left_ms are the engine's exact times (to the us) each rounded to the nearest ms,
 so every row is within 0.5 ms of exact however long the game (engine.py).
 In byo-yomi and Canadian games each row has a fifth item, `ot` (engine.Game.log_entries):

@@ -69,6 +69,7 @@ REQ_LOG_GAME = const(8)  # the result is confirmed: archive the move log
 REQ_APPLY_SETTINGS = const(16)  # brightness / sound changed
 REQ_BEEP = const(32)  # acknowledge beep (a refused action)
 REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its move log
+REQ_DECLINED = const(128)  # the offered game was not resumed: the shell records it, unfinished
 
 MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
 

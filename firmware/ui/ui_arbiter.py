@@ -16,6 +16,11 @@ value is applied when the cursor leaves it.
             `rSLt`                         PLUS/MINUS: ` -- ` (none), `1-0 `, `0-1 `, `1-2 `;
                                            PLAY: the game ends so (decided on the board:
                                            mate, resignation, agreed draw); ` -- `: leave
+            `AbAn`                         PLUS/MINUS: `  no` / ` YES`; PLAY on ` YES`: the
+                                           game is abandoned (a wrong control, a game
+                                           started by mistake): recorded in games/ as
+                                           unfinished (`*`), the result screen shows ` -- `;
+                                           `  no`: leave
 Under draw odds every draw (dEAd, a `1-2 ` result) is recorded as the win of the colour that
 has them (engine.finish). Each side's time, period and overtime counter is bounded by its
 own control (time odds).
@@ -39,6 +44,7 @@ _PLAY = const(0)
 _PLUS = const(3)
 _REASON_DEAD = const(2)
 _REASON_RESULT = const(3)
+_REASON_ABANDONED = const(4)
 _REPEAT = const(3)
 _REQ_BEEP = const(32)
 _REQ_CLEAR_GAME = const(4)
@@ -65,7 +71,8 @@ _A_ADD_RIGHT = const(11)
 _A_G4 = const(12)
 A_DEAD = const(13)  # public: the tests walk the menu to it
 A_RESULT = const(14)  # public: the result of a game decided on the board
-_N_ITEMS = const(15)
+A_ABANDON = const(15)  # public: the game given up unfinished
+_N_ITEMS = const(16)
 # The label of each item, packed (ui_base.copy); then the Canadian overtime items' labels
 _LABELS = (
     b"Lt n"
@@ -83,10 +90,11 @@ _LABELS = (
     b"G4  "
     b"dEAd"
     b"rSLt"  # the result
+    b"AbAn"  # abandon the game
     b"L c "  # Canadian: moves still to make in the block
     b"r c "
 )
-_CANADIAN = const(7)  # items LbY / rbY in a Canadian game: labels 15 and 16
+_CANADIAN = const(8)  # items LbY / rbY in a Canadian game: labels 16 and 17
 # Right display texts, packed
 _VALUES = (
     b"P   "  # 0: a period (its number after it)
@@ -194,6 +202,11 @@ class ArbiterMenu(Screen):
                     return _REQ_BEEP  # refused by the engine: nothing changed
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME
+            if item == A_ABANDON and self.value:
+                if game_state.finish(g, E.RESULT_NONE, _REASON_ABANDONED, now) != E.OK:
+                    return _REQ_BEEP
+                ui.go(_S_GAME)
+                return _REQ_LOG_GAME | _REQ_CLEAR_GAME
             self._commit(now)
             ui.go(_S_GAME)
             return _REQ_SAVE_GAME
@@ -218,6 +231,8 @@ class ArbiterMenu(Screen):
             self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
         elif item == A_RESULT:
             self.value = (self.value + step) % 4
+        elif item == A_ABANDON:
+            self.value = 1 - self.value
         return 0
 
     def render(self, now):
@@ -242,5 +257,7 @@ class ArbiterMenu(Screen):
             copy(right, _VALUES, 4 if self.g4_kind == BONUS_FISCHER else 8)
         elif item == A_RESULT:
             copy(right, _VALUES, 16 + 4 * self.value)
+        elif item == A_ABANDON:
+            self.put_yes_no(_LABELS, self.value, at)
         else:
             copy(right, _VALUES, 12)

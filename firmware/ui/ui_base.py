@@ -31,6 +31,7 @@ _RESULTS = (
     b"  1 "  # won
     b"  0 "  # lost
     b"1-2 "  # draw (reads "half each")
+    b" -- "  # none: the game was abandoned
 )
 # Overtime counters (game screen and info page): byo-yomi periods left, Canadian moves still
 # to make in the block
@@ -98,9 +99,9 @@ class Screen:
         ui.colon[0] = ui.colon[1] = 0
 
     def put_result(self, left):
-        """Both displays show a result, `left` for the left side: 0 won, 1 lost, 2 draw
-        (`  1 ` / `  0 `, `1-2 ` on both)."""
+        """Both displays show a result, `left` for the left side: 0 won, 1 lost, 2 draw,
+        3 none (`  1 ` / `  0 `, `1-2 ` on both, ` -- ` on both)."""
         ui = self.ui
         copy(ui.text[0], _RESULTS, 4 * left)
-        copy(ui.text[1], _RESULTS, 8 if left == 2 else 4 - 4 * left)
+        copy(ui.text[1], _RESULTS, 4 * left if left >= 2 else 4 - 4 * left)
         ui.colon[0] = ui.colon[1] = 0

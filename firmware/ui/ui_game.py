@@ -342,6 +342,8 @@ class GameScreen(Screen):
             return
         if g.result == E.RESULT_DRAW:
             self.put_result(2)
+        elif g.result == E.RESULT_NONE:
+            self.put_result(3)  # abandoned
         else:
             self.put_result(0 if g.result == E.RESULT_LEFT_WINS else 1)
 

@@ -13,11 +13,12 @@ The key that ends a message does nothing else.
 The resume offer: a game was saved (at its last pause or at a flag), resume it? Shown by
 `ui.offer_resume(snapshot)` (the shell, at boot, after any message).
 
-    `rES ` + ` YES`/`  no`   MINUS / PLUS: yes / no; PLAY / SET: confirm
+    `rES ` + ` YES`/`  no`   MINUS or PLUS: switch the answer; PLAY or SET: confirm it
 
 Yes restores the engine snapshot (the shell then restores its move log, REQ_RESUMED); a
 snapshot the engine refuses shows `rES  Err` and a fresh game, as does no (without the
-message). Either way the saved state is then forgotten (REQ_CLEAR_GAME) unless restored.
+message). Either way a game not restored is handed to the shell (REQ_DECLINED), which
+records it in games/ as unfinished: no answer loses a game.
 """
 
 import engine as E
@@ -29,7 +30,7 @@ _MESSAGE_MS = const(2_000)
 _MINUS = const(2)
 _PLAY = const(0)
 _PLUS = const(3)
-_REQ_CLEAR_GAME = const(4)
+_REQ_DECLINED = const(128)
 _REQ_RESUMED = const(64)
 _S_GAME = const(0)
 _S_MESSAGE = const(7)
@@ -98,7 +99,7 @@ class ResumeOffer(Screen):
             ui.new_game()  # before the message: new_game() shows the game screen
             if self.yes:
                 ui.show_message(b"rES ", b"Err ", now)
-            return _REQ_CLEAR_GAME
+            return _REQ_DECLINED
         return 0
 
     def render(self, now):

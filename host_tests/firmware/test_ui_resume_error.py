@@ -1,5 +1,6 @@
-"""The resume offer says so when the saved game cannot be restored (found in review of the
-event-driven loop: `rES  Err` was set and at once replaced by the fresh game's screen)."""
+"""The resume offer's answers: `rES  Err` stays on the displays for its time when the saved
+game cannot be restored, and every answer that does not restore the game hands it to the
+shell to be recorded (REQ_DECLINED)."""
 
 import settings as settings_mod
 import ui as U
@@ -8,7 +9,7 @@ import ui as U
 def test_a_saved_game_that_cannot_be_restored_shows_res_err():
     ui = U.Ui(settings_mod.defaults())
     ui.offer_resume([1, 2, 3])  # not an engine snapshot: game_state.restore refuses it
-    assert ui.key(U.PLAY, U.SHORT, 1_000) & U.REQ_CLEAR_GAME  # yes: resume
+    assert ui.key(U.PLAY, U.SHORT, 1_000) == U.REQ_DECLINED  # yes: resume, refused
     ui.render(1_000)
     assert (bytes(ui.text[0]), bytes(ui.text[1])) == (b"rES ", b"Err ")
     assert ui.next_change(1_000) == 1_000 + U.MESSAGE_MS
@@ -21,6 +22,6 @@ def test_declining_a_saved_game_shows_no_error():
     ui = U.Ui(settings_mod.defaults())
     ui.offer_resume([1, 2, 3])
     ui.key(U.PLUS, U.SHORT, 0)  # no
-    ui.key(U.PLAY, U.SHORT, 0)
+    assert ui.key(U.PLAY, U.SHORT, 0) == U.REQ_DECLINED
     ui.render(0)
     assert ui.screen == U.S_GAME and bytes(ui.text[0]) == b"1h30"

@@ -334,3 +334,24 @@ def test_ports_are_numbered_in_order_or_by_name():
     ]
     ev, rnd, boards = live.read_pairings("Event: X\nRound: 2\n1: A B - C D\n2: E -\n")
     assert (ev, rnd, boards[1], boards[2]) == ("X", "2", ("A B", "C D"), ("E", "?"))
+
+
+def test_an_abandoned_game_reads_unfinished_on_the_page_and_in_the_pgn(tmp_path):
+    link = Linked(tmp_path)
+    clock = link.clock
+    clock.press("left")
+    play_moves(clock, 5, 900)
+    tap(clock, "play")  # pause
+    clock.press("set", 2_300)  # the arbiter menu
+    while clock.display(0)[0] != "AbAn":
+        tap(clock, "set")
+    tap(clock, "minus")  # ` YES`
+    tap(clock, "play")
+    clock.run_ms(3_000)
+    rec = record(tmp_path)
+    assert (rec["result"], rec["reason"]) == ("*", "abandoned by the arbiter")
+    view = link.hub.state()["boards"][0]
+    assert (view["result"], view["reason"]) == ("*", "abandoned by the arbiter")
+    pgn = chess.pgn.read_game(io.StringIO(link.pgn()))
+    assert pgn.headers["Result"] == "*"
+    assert [n.clock() for n in pgn.mainline()] == [m[3] // 1000 for m in rec["moves"]]

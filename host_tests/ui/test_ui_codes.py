@@ -36,7 +36,14 @@ def test_the_screens_copy_codes():
 
 def test_the_reason_codes_are_copied_where_they_are_used():
     reason = {n for n in CODES if n.startswith("REASON_")}
-    assert reason == {"REASON_FLAG", "REASON_DEAD", "REASON_RESULT"}
+    assert reason == {
+        "REASON_FLAG",
+        "REASON_DEAD",
+        "REASON_RESULT",
+        "REASON_ABANDONED",
+        "REASON_DECLINED",
+        "REASON_UNREADABLE",
+    }
     assert set(copies(FIRMWARE / "shell" / "archive.py")) == reason
     assert not any(n.startswith("REASON_") for n in dir(ui))
 

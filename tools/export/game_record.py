@@ -10,7 +10,12 @@ increment included. All times are integer milliseconds. In byo-yomi and Canadian
 row has a fifth item, overtime: 0 while the player is in main time, else the byo-yomi
 periods left / the Canadian moves still to make in the block after the move (left_ms is
 then the period's time / the time left in the block). "id" (absent in older files) ties the
-record to the clock's saved game state; the export does not need it.
+record to the clock's saved game state; the export does not need it. A game given up
+unfinished has result "*" and the reason "abandoned by the arbiter", "declined after a power
+cut" (its resume was declined) or "unreadable after a power cut" (what the clock held could
+not be restored: its moves are kept when they could be read). "final": {"white": ms,
+"black": ms}, the times on the clocks when the game ended (absent from older records and
+from an unreadable game's).
 
 With time odds a record also has, before "moves":
   "controls": {"white": C, "black": C}   the control each colour played under, C in the

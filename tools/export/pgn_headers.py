@@ -4,7 +4,9 @@ Two callers: the movesless export (export_games.pgn_text: the whole tag list) an
 with a scoresheet (pgn_merge: the scoresheet's tags kept, the clock's added). Tags owned
 here:
   Termination   "time forfeit" after a flag, "adjudication" for an arbiter's result,
-                "unterminated" for "*", else "normal" (the PGN standard's values);
+                "abandoned" for a game the arbiter abandoned, "emergency" for one given
+                up after a power cut (its resume declined, or unreadable), "unterminated"
+                for any other "*", else "normal" (the PGN standard's values);
   TimeControl   the PGN standard's form (section 9.6.1) of White's control, see below;
   BlackTimeControl  the same for Black's, only when it differs from White's (time odds:
                 Armageddon, handicap games). The standard has one TimeControl for the game;
@@ -12,7 +14,8 @@ here:
                 and readers that do not know it keep it as an unknown tag;
   ClockControl  the record's "control" (the preset's name, or "custom"), as the clock has it;
   ClockReason   the record's "reason" ("flag", "dead position", "on the board", "draw odds",
-                "arbiter");
+                "arbiter", "abandoned by the arbiter", "declined after a power cut",
+                "unreadable after a power cut");
   ClockDrawOdds the colour the control gave a draw to ("White" / "Black"), when it did;
   ClockDrawnBy  with reason "draw odds": how the game was drawn ("flag": the material at the
                 flag could not mate, "dead position", "on the board");
@@ -40,6 +43,12 @@ what goes into its Headers too.
 from game_record import RESULTS, SIDES, control_of, time_odds
 
 TERMINATIONS = {"flag": "time forfeit", "arbiter": "adjudication"}
+# the unfinished games' reasons (firmware/shell/archive.py writes them with result "*")
+UNFINISHED = {
+    "abandoned by the arbiter": "abandoned",
+    "declined after a power cut": "emergency",
+    "unreadable after a power cut": "emergency",
+}
 UNKNOWN = "?"  # the PGN standard's "unknown" value
 NO_RESULT = "*"
 
@@ -59,7 +68,7 @@ def tag_line(name, value):
 def termination(game):
     """The PGN Termination value of the record's result and reason."""
     if game["result"] == NO_RESULT:
-        return "unterminated"
+        return UNFINISHED.get(game["reason"], "unterminated")
     return TERMINATIONS.get(game["reason"], "normal")
 
 

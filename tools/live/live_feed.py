@@ -23,7 +23,14 @@ STATES = ("ready", "running", "paused", "flagged", "finished")
 MODES = ("countdown", "hourglass", "upcount", "byo-yomi", "canadian")
 RESULT_LEFT, RESULT_RIGHT, RESULT_DRAW = 1, 2, 3
 BY_DRAW_ODDS = 256
-REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/core/engine.py REASON_*
+REASONS = {  # firmware/core/engine.py REASON_*, as the game's record writes them (archive.py)
+    1: "flag",
+    2: "dead position",
+    3: "on the board",
+    4: "abandoned by the arbiter",
+    5: "declined after a power cut",
+    6: "unreadable after a power cut",
+}
 ACTIONS = {
     1: "pause",
     2: "resume",
@@ -206,6 +213,8 @@ class BoardGame:
         res, _reason, white = self.result
         if res == RESULT_DRAW:
             return "1/2-1/2"
+        if res != RESULT_LEFT and res != RESULT_RIGHT:
+            return "*"  # given up unfinished
         winner = 0 if res == RESULT_LEFT else 1
         return "1-0" if winner == white else "0-1"
 
