@@ -69,26 +69,30 @@ class Files:
 
     def resumed(self, now):
         """The offered game was restored (ui): give it back what is kept beside its snapshot
-        (archive.take_in: identity, rules, move log)."""
+        (offer.take_in: identity, rules, move log)."""
         saved = self.resume
         self.resume = None
         if saved is None:
             return
-        if not archive.take_in(self.ui.game, saved):
+        import offer  # here, not at boot: its code takes RAM only once an offer is answered
+
+        if not offer.take_in(self.ui.game, saved):
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
         if self.journal.resumed(saved):
             self.save_game(now)  # game.json takes the journal's game; the journal retires
 
     def declined(self, now):
         """The offered game was not resumed (`  no`, or `rES  Err`): it goes to games/ as
-        unfinished (archive.give_up: its first write is the one commit that makes the
+        unfinished (offer.give_up: its first write is the one commit that makes the
         decline take), then its journal retires. `LOG  Err` when the flash has no room
         for the record (game.json keeps the game, as after a result)."""
         saved = self.resume
         self.resume = None
         if saved is None:
             return
-        self.unrecorded = not archive.give_up(self.root, saved, self.fs)
+        import offer  # here, not at boot: its code takes RAM only once an offer is answered
+
+        self.unrecorded = not offer.give_up(self.root, saved, self.fs)
         if self.unrecorded:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)
         self.journal.forget()

@@ -12,8 +12,8 @@ resume: game.json holds an older state of the same game) and game.json alone (a 
 import json
 import re
 
-import archive
 import engine as E
+import offer
 import presets
 import pytest
 import ui as U
@@ -251,13 +251,13 @@ def test_a_journal_whose_base_game_json_is_gone_is_stale():
 
 
 def test_give_up_refuses_nothing_it_can_record():
-    """archive.give_up on a game.json the engine restores records it declined; the record's
+    """offer.give_up on a game.json the engine restores records it declined; the record's
     moves are the log's."""
     fs = flash_with({"lfs": True}, paused_only)
     import settings as settings_mod
 
     saved = settings_mod.load_game("/", fs, presets.COUNT)
-    assert archive.give_up("/", saved, fs)
+    assert offer.give_up("/", saved, fs)
     (rec,) = records(fs)
     assert rec["reason"] == DECLINED and len(rec["moves"]) == 12
     assert "/game.json" not in fs.files

@@ -18,7 +18,10 @@ import ui
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 SCREENS = sorted((FIRMWARE / "ui").glob("ui_*.py"))
-COPIERS = SCREENS + [FIRMWARE / "shell" / "archive.py"]  # the modules that copy codes
+COPIERS = SCREENS + [
+    FIRMWARE / "shell" / "archive.py",
+    FIRMWARE / "shell" / "offer.py",
+]  # the modules that copy codes
 HOMES = (ui, E)
 CODES = {n: getattr(m, n) for m in HOMES for n in dir(m) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
 
