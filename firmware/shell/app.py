@@ -104,6 +104,7 @@ class App:
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
         self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
+        self._writes = 0  # the file writes (REQ_* bits) keys asked for: after the render
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
         self._dl = self._dl_ms = self._dl_us = -1
@@ -193,7 +194,8 @@ class App:
         8. render: what changed (a press queued since the levers step: the wakeup starts over);
         9. feed: the live feed's lines for what changed (usbguard.py, feed.py), before the
            file writes, so no line waits behind a flash write;
-        10. flag's save: a game a flag froze, once the flag is on the displays;
+        10. saves: the file writes keys asked for (a pause's save, a result's record, the
+            settings) and a game a flag froze, once what caused them is on the displays;
         11. journal: the record of the running game, when due (appjournal.py);
         12. sleep: until the next due instant, from a fresh reading.
         The steps are named here and by these names elsewhere. A new job gets a method of
@@ -285,9 +287,9 @@ class App:
         # 9. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
         if usb is not None:
             usb.report(now, g)
-        # 10. The flag's save.
-        if self._save_flag:
-            self._save_flagged(now)
+        # 10. The saves.
+        if self._writes or self._save_flag:
+            self._saves(now)
         # The lever whose press is a move now: its IRQ lights the LEDs (levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
@@ -378,11 +380,18 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _save_flagged(self, now):
-        """The flag's save step: a flash write (tens of ms on the chip, interrupts off) once the
-        flag is shown; then wake again at once: `now` is old, the save may have shown a message."""
-        self._save_flag = False
-        self.files.save_game(now)
+    def _saves(self, now):
+        """The saves step: the file writes the keys of this wakeup asked for, and the save of
+        a game a flag froze, once the displays show what caused them (a flash write takes
+        tens of ms on the chip, interrupts off: a pause or a result must not wait behind it);
+        then wake again at once: `now` is old, a write may have shown a message."""
+        w = self._writes
+        self._writes = 0
+        if w:
+            self.files.write(w, now)
+        if self._save_flag:
+            self._save_flag = False
+            self.files.save_game(now)
         self._next_render = 0
 
     def _next_due(self, now, deadline):
@@ -454,18 +463,23 @@ class App:
 
     # ------------------------------------------------------ requests
     def handle(self, req, now):
-        """Act on the REQ_* bits a key gave: the beep, the settings and the resume at once,
-        the file writes (appfiles.py) only while no clock runs."""
+        """Act on the REQ_* bits a key gave: the beep, the settings and the resume at once;
+        the file writes (appfiles.py), only while no clock runs, at the saves step (`saves`
+        does them at once for a caller outside the loop)."""
         if req & ui_mod.REQ_BEEP:
             self.board.buzzer.play(buzzer_mod.ERROR, now)
         if req & ui_mod.REQ_APPLY_SETTINGS:
             self.view.apply(self.ui.settings)
             self._battery_due = 0  # the cells' kind or the brightness moves the warning
-        if req & ui_mod.REQ_RESUMED:
-            self.files.resumed(now)
+        if req & ui_mod.REQ_RESUMED and self.files.resumed(now):
+            req |= ui_mod.REQ_SAVE_GAME  # game.json takes the journal's game
         if self.ui.game.state == E.RUNNING:
             return  # no file the UI asks for while a clock runs (the journal is the shell's)
-        self.files.write(req, now)
+        self._writes |= req
+
+    def saves(self, now):
+        """The saves step outside the loop: what handle() left to write, written now."""
+        self._saves(now)
 
 
 class View:
@@ -568,7 +582,7 @@ class HeapLock:
     grows with the garbage between collections (on the chip a render wakeup took 2.9 ms instead
     of 2.2, a press's render up to 3 ms more late in a game). The steps before the render that
     may allocate (a button's event, the USB port's service) run unlocked (`unlock` /
-    `relock`); the wakeup unlocks for good after its render: the feed, the flag's save, the
+    `relock`); the wakeup unlocks for good after its render: the feed, the saves, the
     journal's record and the sleep's arithmetic are not proven allocation-free on every
     MicroPython release the chip tests run (docs/performance.md). A MemoryError under the
     lock (an allocation nobody proved absent) is the wakeup's error like any other (the

@@ -69,17 +69,18 @@ class Files:
 
     def resumed(self, now):
         """The offered game was restored (ui): give it back what is kept beside its snapshot
-        (offer.take_in: identity, rules, move log)."""
+        (offer.take_in: identity, rules, move log). True when game.json must now take it
+        (it came from the journal: the caller saves it, save_game, which retires the
+        journal)."""
         saved = self.resume
         self.resume = None
         if saved is None:
-            return
+            return False
         import offer  # here, not at boot: its code takes RAM only once an offer is answered
 
         if not offer.take_in(self.ui.game, saved):
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
-        if self.journal.resumed(saved):
-            self.save_game(now)  # game.json takes the journal's game; the journal retires
+        return self.journal.resumed(saved)
 
     def declined(self, now):
         """The offered game was not resumed (`  no`, or `rES  Err`): it goes to games/ as
