@@ -69,6 +69,7 @@ PRESETS = (
 )  # fmt: skip
 
 COUNT = len(PRESETS)
+KEPT = const(5)  # custom controls kept over power-off (settings "kept"), the chooser's slots
 
 # The table's one-letter aliases must match the real constants.
 assert _F == BONUS_FISCHER and _D == BONUS_DELAY and _BLACK == DRAW_ODDS_BLACK

@@ -19,7 +19,10 @@ Settings schema (defaults in brackets):
               "overtime": [count, time_s],
               "right": {"periods": [...], "overtime": [count, time_s]},
               "draw_odds": 0 none / 1 White / 2 Black}}
-  ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom".
+  ("overtime" in modes 3 and 4 only), either with "swap": true beside "preset" / "custom";
+  "kept" [[]]: the custom controls last started, newest first, at most presets.KEPT, each
+  a control as above with "custom" (the preset chooser's slots; a file without it loads
+  with none and no complaint, an entry that is not valid is dropped).
 Time odds: "periods" / "overtime" are the left side's; "right", when given, the
 right side's own (same mode, same rules; absent: the same as the left); "draw_odds" [0]
 gives a drawn game to a colour, and White's side is then the left's ("periods"); "swap"
@@ -56,6 +59,7 @@ import os
 
 import storage
 from micropython import const
+from presets import KEPT
 
 # load() status
 OK = const(0)
@@ -120,6 +124,7 @@ def defaults():
     for key, _kind, _lo, _hi, default in _SIMPLE:
         s[key] = default
     s["control"] = {"preset": 0}
+    s["kept"] = []
     return s
 
 
@@ -258,6 +263,22 @@ def _control(c, n_presets):
     return out, None
 
 
+def _kept_controls(v, n_presets):
+    """(the valid custom controls of the list `v`, at most KEPT, normalized; None) or
+    (those, TYPE / RANGE) when `v` is not a list or something in it was dropped."""
+    if not isinstance(v, list):
+        return [], TYPE
+    out = []
+    code = RANGE if len(v) > KEPT else None
+    for c in v[:KEPT]:
+        c, bad = _control(c, n_presets)
+        if bad or "custom" not in c:
+            code = RANGE
+        else:
+            out.append(c)
+    return out, code
+
+
 def check_control(c, n_presets):
     """A fresh, normalized copy of the control `c`, or None when it is not valid."""
     return _control(c, n_presets)[0]
@@ -292,6 +313,10 @@ def validate(raw, n_presets):
             problems["control"] = code
         else:
             out["control"] = c
+    if "kept" in raw:
+        out["kept"], code = _kept_controls(raw["kept"], n_presets)
+        if code:
+            problems["kept"] = code
     return out, problems
 
 

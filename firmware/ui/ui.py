@@ -72,6 +72,9 @@ REQ_RESUMED = const(64)  # the offered game was restored: the shell restores its
 REQ_DECLINED = const(128)  # the offered game was not resumed: the shell records it, unfinished
 
 MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
+# REPEATs of one hold come buttons.repeat_ms (150) apart; a new hold's first comes
+# repeat_delay_ms (500) after its press: a longer gap starts a new count
+REPEAT_GAP_MS = const(400)
 
 
 class Ui:
@@ -84,6 +87,8 @@ class Ui:
         self.leds = 0  # bit 0 left, bit 1 right
         self.battery_pct = 100  # the level shown on the info page (battery.percent)
         self.battery_low = False  # the warning: the ready screen blinks `bAt  Lo`
+        self.repeats = 0  # REPEATs of the key held now (ui_base.stepped), 0 for a press
+        self._repeat_at = 0  # ms of the last REPEAT
         # Indexed by the S_* codes
         self.screens = (
             GameScreen(self),
@@ -141,6 +146,18 @@ class Ui:
         self.new_game()
         return REQ_SAVE_SETTINGS | REQ_CLEAR_GAME
 
+    def keep(self, c):
+        """The custom control `c` (the settings' form) starts a game: first among the kept
+        ones (settings "kept", presets.KEPT at most: the oldest goes; an equal one moves up)."""
+        kept = self.settings["kept"]
+        c = dict(c)  # its own top level: the ready screen's PLAY turns "swap" in place
+        for i in range(len(kept)):
+            if kept[i] == c:
+                del kept[i]
+                break
+        kept.insert(0, c)
+        del kept[presets.KEPT :]
+
     def new_game(self, control=None):
         """A new game of `control` (default: the settings' one), ready on the game screen."""
         self.apply_options()
@@ -167,6 +184,12 @@ class Ui:
     # ------------------------------------------------- the current screen
     def key(self, button, kind, now):
         """One button event. Returns REQ_* bits for the shell."""
+        if kind == REPEAT:  # one hold's come REPEAT_GAP_MS apart at most (buttons.py)
+            held = self.repeats and now - self._repeat_at <= REPEAT_GAP_MS
+            self.repeats = self.repeats + 1 if held else 1
+            self._repeat_at = now
+        else:
+            self.repeats = 0
         return self.current.key(button, kind, now)
 
     def render(self, now):

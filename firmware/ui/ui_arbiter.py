@@ -27,14 +27,15 @@ own control (time odds).
 
     PLAY        apply the item (an action: do it) and leave
     SET short   next item                 SET long   apply and leave
-    MINUS/PLUS  change the value (held: big steps)
+    MINUS/PLUS  change the value (held: a few single steps, then big steps to round
+                values, ui_base.stepped)
 """
 
 import engine as E
 import timefmt
 from micropython import const
 from timecontrol import BONUS_DELAY, BONUS_FISCHER, MODE_CANADIAN
-from ui_base import Screen, copy, number
+from ui_base import Screen, copy, number, stepped
 
 # ui.py's and engine.py's codes, copied: const() inlines them here (test_ui_codes
 # checks they match)
@@ -45,7 +46,6 @@ _PLUS = const(3)
 _REASON_DEAD = const(2)
 _REASON_RESULT = const(3)
 _REASON_ABANDONED = const(4)
-_REPEAT = const(3)
 _REQ_BEEP = const(32)
 _REQ_CLEAR_GAME = const(4)
 _REQ_LOG_GAME = const(8)
@@ -213,20 +213,20 @@ class ArbiterMenu(Screen):
         if button not in (_PLUS, _MINUS) or kind == _LONG:
             return 0
         step = 1 if button == _PLUS else -1
-        fast = kind == _REPEAT
+        held = ui.repeats
         if item <= _A_RIGHT_SEC:
-            unit = 60_000 if item in (_A_LEFT_MIN, _A_RIGHT_MIN) else 1_000
-            if fast:
-                unit *= 10
-            self.value = max(0, min(E.MAX_SET_MS, self.value + step * unit))
+            if item in (_A_LEFT_MIN, _A_RIGHT_MIN):
+                self.value = stepped(self.value, step, 60_000, 600_000, held, 0, E.MAX_SET_MS)
+            else:
+                self.value = stepped(self.value, step, 1_000, 10_000, held, 0, E.MAX_SET_MS)
         elif item <= _A_RIGHT_MOVES:
-            self.value = max(0, min(E.MAX_SET_MOVES, self.value + step * (10 if fast else 1)))
+            self.value = stepped(self.value, step, 1, 10, held, 0, E.MAX_SET_MOVES)
         elif item <= _A_RIGHT_PERIOD:
             high = g.controls[item - _A_LEFT_PERIOD].last()  # the side's own control
             self.value = max(0, min(high, self.value + step))
         elif item <= _A_RIGHT_OT:
             high = g.controls[item - _A_LEFT_OT].ot_count
-            self.value = max(1, min(high, self.value + step * (10 if fast else 1)))
+            self.value = stepped(self.value, step, 1, 10, held, 1, high)
         elif item == _A_G4:
             self.g4_kind = BONUS_DELAY if self.g4_kind == BONUS_FISCHER else BONUS_FISCHER
         elif item == A_RESULT:

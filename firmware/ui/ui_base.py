@@ -21,7 +21,12 @@ its own state and implements:
 `next_change` of the game screen (the steady state); menus may allocate on keys.
 """
 
+from micropython import const
 from timecontrol import MODE_BYOYOMI
+
+# A held key's first REPEATs (buttons.py: every 150 ms after 500 ms) step like a press; the
+# later ones by the big step (stepped())
+SMALL_REPEATS = const(4)
 
 # Label tables are 4-character texts packed into one bytes object each (one object on the
 # heap instead of one per label): entry i starts at 4 * i, see copy().
@@ -46,6 +51,20 @@ def copy(buf, text, at=0):
     `buf`."""
     for i in range(4):
         buf[i] = text[at + i]
+
+
+def stepped(v, up, small, big, repeats, lo, hi):
+    """`v` one step up (`up` 1) or down (-1), within lo..hi: by `small` for a press and for
+    the first SMALL_REPEATS repeats of a held key (`repeats`: Ui.repeats), then by `big` to
+    the next multiple of `big`. So a held key passes every round value (each multiple of
+    `big`) and stands on it one repeat; let go there, it is exactly there."""
+    if repeats <= SMALL_REPEATS:
+        v += up * small
+    elif up > 0:
+        v = (v // big + 1) * big
+    else:
+        v = ((v - 1) // big) * big
+    return lo if v < lo else hi if v > hi else v
 
 
 def number(buf, n, label=_BLANK, at=0):

@@ -2,10 +2,12 @@
 after a single main period an optional byo-yomi or Canadian overtime; draw odds; time odds
 (the right side its own fields).
 
-Pure module. Opened from the preset chooser (SET long, or `CUSt`), starting from the control
-in use (as the sides stand: a swapped control is edited swapped and saved swapped, so
-White's side under draw odds stays where it was). The left display names the field, the
-right shows its value. The fields, in the order SET steps through them:
+Pure module. Opened from the preset chooser (SET long: starting from the preset or kept
+control under its cursor; `CUSt`: from the control in use), as the sides stand (a swapped
+control is edited swapped and saved swapped, so White's side under draw odds stays where
+it was). A control started from here is kept (settings "kept": the chooser's slots). The
+left display names the field, the right shows its value. The fields, in the order SET
+steps through them:
 
     t1 n / t1 S   period 1's time (minutes / seconds fields of one value)
     1 n           moves in period 1 (`  Sd` = sudden death: the last period)
@@ -26,21 +28,21 @@ right shows its value. The fields, in the order SET steps through them:
                 the new game is ready; a control that does not build shows `Err  CUSt` and
                 the editor again
     SET short   next field            SET long   cancel (back to the game, nothing saved)
-    MINUS/PLUS  change the value (held: big steps); moves from 0 to 1 adds a period, to 0
+    MINUS/PLUS  change the value (held: a few single steps, then big steps to round
+                values, ui_base.stepped); moves from 0 to 1 adds a period, to 0
                 removes the ones after it (and adding one ends an overtime, for both sides)
 """
 
 import timecontrol as T
 import timefmt
 from micropython import const
-from ui_base import Screen, copy, number
+from ui_base import Screen, copy, number, stepped
 
 # ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
 _MINUS = const(2)
 _PLAY = const(0)
 _PLUS = const(3)
-_REPEAT = const(3)
 _REQ_BEEP = const(32)
 _REQ_CLEAR_GAME = const(4)
 _REQ_SAVE_SETTINGS = const(1)
@@ -112,12 +114,15 @@ class CustomEditor(Screen):
     draw = 0  # timecontrol.DRAW_ODDS_*
     cursor = 0  # the field, counted over the left's, draw odds, time odds, the right's
     swap = False  # the control in use was swapped: White's side stays on the right
+    source = None  # the control the next open() starts from (None: the one in use)
 
     def open(self):
-        """A copy of the control in use (a preset's or the saved custom one)."""
+        """A copy of `source` (a settings control dict: the chooser's entry it was opened
+        from), else of the control in use (a preset's or a custom one)."""
         import ui_draft  # here, not at boot: its code takes RAM only once the editor opens
 
-        c = self.ui.settings["control"]
+        c = self.source or self.ui.settings["control"]
+        self.source = None
         self.sides, self.odds, self.draw = ui_draft.load(c)
         self.swap = bool(c.get("swap"))
         self.cursor = 0
@@ -171,24 +176,24 @@ class CustomEditor(Screen):
                     left = self.sides[0]
                     self.sides[1] = [[list(p) for p in left[0]], list(left[1])]
             return 0
-        self._key_side(side, field, step, kind == _REPEAT)
+        self._key_side(side, field, step, self.ui.repeats)
         if side:  # a period the right added ends the overtime: the left has fewer fields
             self.cursor = self._count(0) + 2 + field
         return 0
 
-    def _key_side(self, s, field, step, fast):
+    def _key_side(self, s, field, step, held):
         periods, ot = self.sides[s]
         p, field = divmod(field, 5)
         if p >= len(periods):
-            self._key_overtime(s, field + s, step, fast)  # the right has no kind field
+            self._key_overtime(s, field + s, step, held)  # the right has no kind field
             return
         period = periods[p]
         if field == _F_TIME_MIN:
-            period[0] = max(0, min(36000, period[0] + step * (600 if fast else 60)))
+            period[0] = stepped(period[0], step, 60, 600, held, 0, 36000)
         elif field == _F_TIME_SEC:
-            period[0] = max(0, min(36000, period[0] + step * (10 if fast else 1)))
+            period[0] = stepped(period[0], step, 1, 10, held, 0, 36000)
         elif field == _F_MOVES:
-            period[1] = max(0, min(200, period[1] + step * (10 if fast else 1)))
+            period[1] = stepped(period[1], step, 1, 10, held, 0, 200)
             if period[1] == 0:
                 del periods[p + 1 :]
             elif p == len(periods) - 1 and len(periods) < 4:
@@ -197,9 +202,9 @@ class CustomEditor(Screen):
         elif field == _F_BONUS:
             period[2] = (period[2] + step) % 4
         elif field == _F_BONUS_S:
-            period[3] = max(0, min(300, period[3] + step * (10 if fast else 1)))
+            period[3] = stepped(period[3], step, 1, 10, held, 0, 300)
 
-    def _key_overtime(self, s, field, step, fast):
+    def _key_overtime(self, s, field, step, held):
         ot = self.sides[s][1]
         if field == _OT_KIND:
             ot[0] = (ot[0] + step) % 3
@@ -212,11 +217,11 @@ class CustomEditor(Screen):
             return
         high_count, high_s = _OT_LIMITS[self.sides[0][1][0]]
         if field == _OT_COUNT:
-            ot[1] = max(1, min(high_count, ot[1] + step * (10 if fast else 1)))
+            ot[1] = stepped(ot[1], step, 1, 10, held, 1, high_count)
         elif field == _OT_MIN:
-            ot[2] = max(1, min(high_s, ot[2] + step * (600 if fast else 60)))
+            ot[2] = stepped(ot[2], step, 60, 600, held, 1, high_s)
         else:
-            ot[2] = max(1, min(high_s, ot[2] + step * (10 if fast else 1)))
+            ot[2] = stepped(ot[2], step, 1, 10, held, 1, high_s)
 
     def _start(self, now):
         import ui_draft  # already loaded by open()
@@ -227,6 +232,7 @@ class CustomEditor(Screen):
             self.ui.show_message(b"Err ", b"CUSt", now, _S_CUSTOM)
             return _REQ_BEEP
         self.ui.settings["control"] = c
+        self.ui.keep(c)
         self.ui.new_game(control)
         return _REQ_SAVE_SETTINGS | _REQ_CLEAR_GAME
 

@@ -23,6 +23,7 @@ def good():
         "low_time_s": 600,
         "battery": 1,
         "control": {"preset": 16},
+        "kept": [custom(0, [[900, 0, 1, 5]]), custom(0, [[2700, 0, 3, 5]])],
     }
 
 
@@ -47,6 +48,7 @@ class TestDefaults(unittest.TestCase):
                 "low_time_s": 10,
                 "battery": 0,
                 "control": {"preset": 0},
+                "kept": [],
             },
         )
 
@@ -98,6 +100,33 @@ class TestJunk(unittest.TestCase):
         self.assertEqual(s, defaults())
         for key in SIMPLE_KEYS + ("control",):
             self.assertEqual(problems[key], TYPE)
+
+
+class TestKept(unittest.TestCase):
+    def test_a_file_without_kept_controls_loads_with_none_without_complaint(self):
+        raw = good()
+        del raw["kept"]
+        self.assertEqual(validate(raw, N), (dict(good(), kept=[]), {}))
+
+    def test_bad_entries_are_dropped_and_reported(self):
+        raw = good()
+        raw["kept"] = [{"preset": 1}, custom(0, [[900, 0, 1, 5]]), "x", custom(7, [[1, 0, 0, 0]])]
+        s, problems = validate(raw, N)
+        self.assertEqual(s["kept"], [custom(0, [[900, 0, 1, 5]])])
+        self.assertEqual(problems, {"kept": RANGE})
+
+    def test_at_most_five_are_kept(self):
+        raw = good()
+        raw["kept"] = [custom(0, [[60 * (i + 1), 0, 0, 0]]) for i in range(7)]
+        s, problems = validate(raw, N)
+        self.assertEqual(s["kept"], raw["kept"][:5])
+        self.assertEqual(problems, {"kept": RANGE})
+
+    def test_not_a_list_is_none_kept(self):
+        raw = good()
+        raw["kept"] = {"custom": 1}
+        self.assertEqual(validate(raw, N)[0]["kept"], [])
+        self.assertEqual(validate(raw, N)[1], {"kept": TYPE})
 
 
 class TestBatteryKind(unittest.TestCase):

@@ -67,10 +67,11 @@ class Editor(unittest.TestCase):
         self.assertEqual(k.long_set(), (b"t1 n", b" 500"))  # the editor, on its control
         k.tap(ui.SET, 2)
         self.assertEqual(k.shown(), (b"1 n ", b"  Sd"))
-        self.assertEqual(k.hold(ui.PLUS, 6), (b"1 n ", b"  60"))  # a second period appears
+        # held: 1, 2, 3, 4, then 10 ... 60; a second period appears
+        self.assertEqual(k.hold(ui.PLUS, 10), (b"1 n ", b"  60"))
         k.tap(ui.SET, 3)
         self.assertEqual(k.shown(), (b"t2 n", b"3000"))
-        self.assertEqual(k.hold(ui.MINUS, 3), (b"t2 n", b" 000"))
+        self.assertEqual(k.hold(ui.MINUS, 7), (b"t2 n", b" 000"))  # 29 ... 26, 20, 10, 0
         k.tap(ui.SET, 3)
         self.assertEqual(k.tap(ui.PLUS), (b"2 b ", b"Inc "))
         k.tap(ui.SET)
