@@ -184,3 +184,38 @@ def test_screenshot(served, tmp_path):
     path = os.environ.get("LIVE_SCREENSHOT") or str(tmp_path / "live.png")
     drv.ask(cmd="shot", path=path)
     assert Path(path).stat().st_size > 10_000
+
+
+def test_a_board_not_heard_stands_and_says_no_signal(served, tmp_path):
+    """Board 2's clock says it runs (right: 15 s, then 3 s) and then nothing more: the
+    page counts its time on for the silence limit only, then the clock stands and the
+    board says "no signal"; a clock the page counts down never reaches 0 by itself."""
+    link, drv = served
+    hub, b2 = link.hub, link.boards[1]
+    hub.set_link(b2, "connected")
+    drv.ask(cmd="open", url=link.url)
+    hub.data(b2, b"#CLK1 0 G 1 0 0 60000,0,0,0 60000,0,0,0 0 *\r\n")
+    hub.data(b2, b"#CLK1 1 T 1 1 60000 15000 0 0 0 0 0 0 -1 0 0 0 *\r\n")
+    settle(link, drv)
+    link.clock.run_ms(4_000)  # board 1's clock only: board 2 hears nothing
+    b = page_sides(link, drv, 1)
+    assert (b["link"], b["sides"][1]["text"]) == ("", " 011")  # 11 s, counted on
+    link.clock.run_ms(int(live.SILENT_S * 1000))
+    for _ in range(2):
+        settle(link, drv)
+        b = page_sides(link, drv, 1)
+        assert b["link"] == "no signal"
+        assert b["sides"][1]["text"] == " 50 "  # 15 s - the silence limit
+        assert "FLAG" not in b["sides"][1]["info"] and "stand" in b["result"]
+        link.clock.run_ms(30_000)
+    hub.data(b2, b"#CLK1 2 T 1 1 60000 3000 0 0 0 0 0 0 -1 0 0 0 *\r\n")  # heard again
+    settle(link, drv)
+    b = page_sides(link, drv, 1)
+    assert (b["link"], b["sides"][1]["text"], b["sides"][1]["on"]) == ("", " 30 ", True)
+    link.clock.run_ms(5_000)  # past its 3 s, no flag from the board
+    b = page_sides(link, drv, 1)
+    assert b["sides"][1]["text"] == " 01 "
+    hub.data(b2, b"#CLK1 3 F 1 1 0 0 *\r\n#CLK1 4 T 3 1 60000 0 0 0 0 0 0 2 1 0 0 0 *\r\n")
+    settle(link, drv)
+    b = page_sides(link, drv, 1)
+    assert (b["sides"][1]["text"], "FLAG" in b["sides"][1]["info"]) == (" 00 ", True)

@@ -597,12 +597,13 @@ def main(argv=None, opener=open_serial, out=sys.stdout, ports=pico_ports, stop=N
             print("live: board %d: %s" % (b.number, b.port), file=out)
         if discovery is not None and not hub.boards:
             print("live: no clock on USB yet: each one plugged in becomes a board", file=out)
+        out.flush()
         while not stop.wait(RETRY_S):
             if discovery is not None:
                 for b in discovery.look():
-                    print("live: board %d: the Pico %s" % (b.number, b.port), file=out)
+                    print("live: board %d: the Pico %s" % (b.number, b.port), file=out, flush=True)
             for line in hub.link_news():
-                print("live: %s" % line, file=out)
+                print("live: %s" % line, file=out, flush=True)
             with hub.lock:
                 hub.lock.notify_all()
     except KeyboardInterrupt:
