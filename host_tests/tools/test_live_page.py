@@ -83,6 +83,7 @@ def served(tmp_path):
     server = live.serve(link.hub, 0, stop)
     drv = Driver()
     link.url = "http://127.0.0.1:%d/" % server.server_address[1]
+    link.stop = stop
     try:
         yield link, drv
     finally:
@@ -219,3 +220,31 @@ def test_a_board_not_heard_stands_and_says_no_signal(served, tmp_path):
     settle(link, drv)
     b = page_sides(link, drv, 1)
     assert (b["sides"][1]["text"], "FLAG" in b["sides"][1]["info"]) == (" 00 ", True)
+
+
+def test_the_page_that_hears_nothing_from_make_live_stands_and_says_no_signal(served):
+    """`make live` gone (here: its event streams end and none starts again): after GONE_MS
+    without a message every board says "no signal" and its running clock stands."""
+    link, drv = served
+    drv.ask(cmd="open", url=link.url)
+    link.clock.press("left")
+    play_moves(link.clock, 2, 900)
+    settle(link, drv)
+    assert drv.ask(cmd="read", at=None)["boards"][0]["link"] == ""
+    link.stop.set()  # every /events stream ends; the page's reconnections get nothing
+
+    def standing():
+        b = drv.ask(cmd="read", at=None)["boards"][0]
+        return b["link"] == "no signal" and b
+
+    b = None
+    for _ in range(200):  # bounded: GONE_MS (3 s) and the page's 50 ms redraw
+        b = standing()
+        if b:
+            break
+        drv.ask(cmd="wait", version=10**9, limit_ms=50)  # waits 50 ms in the page
+    assert b, "the page never said no signal"
+    ms = [s["shown"] for s in b["sides"]]
+    drv.ask(cmd="wait", version=10**9, limit_ms=1_500)
+    again = standing()
+    assert again and [s["shown"] for s in again["sides"]] == ms  # stands
