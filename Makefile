@@ -78,7 +78,8 @@ chromium:
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) || \
 	  echo "chromium not installed: the live page's browser test will be skipped"; }
 
-## make sim: the real firmware on a simulated board, in this terminal
+## make sim [SIMARGS=--usb]: the real firmware on a simulated board, in this terminal; --usb
+## offers its USB port as socket://127.0.0.1:8131 for make live (docs/live.md, the rehearsal)
 sim: $(PYDEPS)
 	$(PY) tools/sim/sim.py $(SIMARGS)
 
@@ -136,7 +137,8 @@ export: $(PYDEPS)
 
 ## make live [PORT="P1 P2 ..." or "3=P"] [MOVES=FILE.pgn] [PAIRINGS=FILE] [LIVE_PGN=live.pgn]
 ## [HTTP_PORT=8130]: each clock's live feed into a PGN rewritten at every event, and a page
-## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB
+## of the clocks at http://127.0.0.1:8130/ (the PGN at /live.pgn); no PORT: every Pico on USB,
+## and each one plugged in later; a PORT is a device path or socket:// / rfc2217:// URL
 live: $(PYDEPS)
 	$(PY) tools/live/live.py $(foreach p,$(PORT),--port "$(p)") --out "$(LIVE_PGN)" \
 	  --http-port $(HTTP_PORT) $(if $(MOVES),--moves "$(MOVES)") $(if $(PAIRINGS),--pairings "$(PAIRINGS)")

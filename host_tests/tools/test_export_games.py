@@ -290,10 +290,11 @@ def test_main_from_dir(tmp_path, capsys):
     write_game(src, "g001.json", dict(GAME, white=0, result="1-0"))
     write_game(src, "g002.json", "{broken")
     out = tmp_path / "games"
-    assert ex.main(["--from-dir", str(src), "--out", str(out)]) == 0
+    assert ex.main(["--from-dir", str(src), "--out", str(out)]) == 1  # one was not exported
     captured = capsys.readouterr()
     assert "exported 2 game(s) to %s, skipped 1 (see above)" % out in captured.out
     assert captured.err.startswith("export: g002.json skipped: not valid JSON")
+    assert captured.err.endswith("export: not exported (see above): g002.json\n")
     assert (out / "g007.pgn").read_text() == PGN_COMMENTS
     games = (out / "all.pgn").read_text()
     assert games.index("g001.json") < games.index("g007.json")
@@ -357,7 +358,7 @@ def test_pull_and_export(tmp_path, capsys):
     files = {"g000.json": json.dumps(GAME), "g001.json": "{bro", "g001.tmp": "x"}
     fake = FakeBoard(files)
     out = tmp_path / "games"
-    assert ex.main(["--out", str(out)], fake, ENV) == 0
+    assert ex.main(["--out", str(out)], fake, ENV) == 1  # g001.json was not exported
     assert fake.calls[:3] == [
         MP + ["connect", "list"],
         MP + ["connect", PORT, "exec", flash.IMPL_PROBE],
@@ -385,8 +386,9 @@ def test_pull_with_explicit_port_skips_detection(tmp_path):
 def test_pull_reports_files_that_did_not_arrive(tmp_path, capsys):
     files = {"g000.json": json.dumps(GAME), "g001.json": json.dumps(GAME)}
     fake = FakeBoard(files, lost={"g001.json"})
-    assert ex.main(["--out", str(tmp_path / "o")], fake, ENV) == 0
+    assert ex.main(["--out", str(tmp_path / "o")], fake, ENV) == 1
     err = capsys.readouterr().err
+    assert err.endswith("export: not exported (see above): g001.json\n")
     assert "export: g001.json skipped: listed on the board but not copied" in err
     assert "export: fs cp reported an error: cp: failed" in err
     assert (tmp_path / "o" / "g000.pgn").exists() and not (tmp_path / "o" / "g001.pgn").exists()

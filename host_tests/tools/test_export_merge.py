@@ -348,7 +348,7 @@ def test_an_unreadable_record_keeps_its_place(tmp_path, round_games, capsys):
     shutil.copytree(games_dir, copy)
     (copy / "g001.json").write_text('{"version": 1, "id": 3, "cont')
     status, out = export(tmp_path, copy, ROUND)
-    assert status == 0
+    assert status == 1  # g001.json was not exported
     opera, lasker, long_game = read_all(out / "round-clock.pgn")
     assert_times(opera, records[0])
     assert_times(long_game, records[2])
@@ -363,7 +363,7 @@ def test_illegal_and_unreadable_moves_name_the_game_and_line(tmp_path, round_gam
     illegal = sheet("long_flag.pgn").replace("33. Kf1 Kh6", "33. Kf1 Kh1")
     text = "\n".join([sheet("opera.pgn"), typo, illegal])
     status, out = export(tmp_path, games_dir, text)
-    assert status == 0
+    assert status == 1  # games 2 and 3 of FILE were not exported
     line_typo = text.splitlines().index(next(x for x in text.splitlines() if "Bg9" in x)) + 1
     line_ill = text.splitlines().index(next(x for x in text.splitlines() if "Kf1 Kh1" in x)) + 1
     captured = capsys.readouterr()
@@ -377,6 +377,10 @@ def test_illegal_and_unreadable_moves_name_the_game_and_line(tmp_path, round_gam
     ) in captured.err
     assert "game 2 (line 17, Weiss, Anna - Schwarz, Bea): not exported; its record g001 is" in (
         captured.out
+    )
+    assert captured.err.endswith(
+        "export: not exported (see above): game 2 (line 17, Weiss, Anna - Schwarz, Bea); "
+        "game 3 (line 31, Left-hander, Lee - Right-hander, Rae)\n"
     )
     (opera,) = read_all(out / "round-clock.pgn")  # the good game is still exported
     assert_times(opera, records[0])

@@ -915,3 +915,71 @@ def test_backup_without_a_board(tmp_path):
     assert status == 1
     assert err.startswith("backup: no Raspberry Pi Pico running MicroPython found")
     assert runner.calls == [MP + ["connect", "list"]]
+
+
+# --- advice without a board, and for a port that is not there ------------------------------
+@pytest.mark.parametrize("tool", ["export", "backup", "repl", "device-test"])
+def test_without_a_board_the_reading_tools_never_suggest_the_rpi_rp2_drive(tool):
+    """A .uf2 copied onto RPI-RP2 replaces the settings and games the person came to read."""
+    with pytest.raises(flash.FlashError) as exc:
+        flash.find_port(FakeRunner(board(listing=LISTING_NONE)), MP, tool=tool)
+    message = str(exc.value)
+    assert message.startswith("no Raspberry Pi Pico running MicroPython found")
+    assert "data cable" in message and "BOOTSEL was not held" in message
+    assert "`make %s PORT=/dev/ttyACM0`" % tool in message
+    assert "make flash" not in message and "make uf2" not in message and "DRIVE=" not in message
+
+
+def test_without_a_board_flash_says_what_the_rpi_rp2_drive_replaces():
+    with pytest.raises(flash.FlashError) as exc:
+        flash.find_port(FakeRunner(board(listing=LISTING_NONE)), MP)
+    message = str(exc.value)
+    assert "RPI-RP2" in message and "replaces all of them" in message
+    assert "without touching BOOTSEL" in message and "`make backup` first" in message
+
+
+def failing_access(port):
+    """mpremote's answer to every command when it cannot open `port`."""
+    text = "mpremote: failed to access %s (it may be in use by another program)\n" % port
+    return lambda argv: flash.Result(1, "", text)
+
+
+@pytest.mark.parametrize("tool", ["flash", "export", "backup"])
+def test_a_port_that_does_not_exist_says_so(tmp_path, tool):
+    port = str(tmp_path / "ttyACM9")
+    with pytest.raises(flash.FlashError) as exc:
+        flash.check_micropython(FakeRunner(failing_access(port)), MP, port, tool)
+    assert str(exc.value) == (
+        "there is no serial port %s: nothing is plugged in there. Plug the clock in, or leave "
+        "PORT out and `make %s` finds it" % (port, tool)
+    )
+
+
+def test_a_port_that_is_there_but_will_not_open_is_in_use_or_forbidden(tmp_path):
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    with pytest.raises(flash.FlashError, match="another program has it open"):
+        flash.check_micropython(FakeRunner(failing_access(str(port))), MP, str(port))
+    url = "socket://127.0.0.1:9"
+    with pytest.raises(flash.FlashError, match="nothing answers at socket://127.0.0.1:9"):
+        flash.check_micropython(FakeRunner(failing_access(url)), MP, url)
+
+
+def test_export_and_backup_name_a_missing_port_in_one_line(tmp_path):
+    import backup
+    import export_games
+
+    port = str(tmp_path / "ttyACM9")
+    for name, main in (("export", export_games.main), ("backup", backup.main)):
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["--port", port, "--out", str(tmp_path / name)]
+        assert main(argv, FakeRunner(failing_access(port)), ENV, out, err) == 1
+        assert (
+            err.getvalue()
+            == "%s: there is no serial port %s: nothing is plugged in "
+            % (
+                name,
+                port,
+            )
+            + "there. Plug the clock in, or leave PORT out and `make %s` finds it\n" % name
+        )

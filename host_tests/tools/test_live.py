@@ -13,6 +13,8 @@ the HTTP server answers on 127.0.0.1 only.
 import datetime
 import io
 import json
+import re
+import socket
 import threading
 import urllib.request
 from pathlib import Path
@@ -355,3 +357,138 @@ def test_an_abandoned_game_reads_unfinished_on_the_page_and_in_the_pgn(tmp_path)
     pgn = chess.pgn.read_game(io.StringIO(link.pgn()))
     assert pgn.headers["Result"] == "*"
     assert [n.clock() for n in pgn.mainline()] == [m[3] // 1000 for m in rec["moves"]]
+
+
+# ------------------------------------------------------------ the organiser's morning
+G_LINE = b"#CLK1 0 G 1 0 0 60000,0,0,0 60000,0,0,0 0 *\r\n"
+T_RUNNING = b"#CLK1 1 T 1 1 60000 15000 0 0 0 0 0 0 -1 0 0 0 *\r\n"  # right runs, 15 s
+
+
+def test_the_pgn_date_is_the_hosts_date_of_the_game(tmp_path):
+    wall = [1_800_000_000.0]
+    board = live.Board(1, "x")
+    hub = live.Hub([board], tmp_path / "live.pgn", clock=lambda: 5.0, wall=lambda: wall[0])
+    hub.write_pgn()
+    assert '[Date "????.??.??"]' in hub.out.read_text()  # no game heard yet
+    hub.data(board, G_LINE)
+    day = live.date_text(1_800_000_000.0)
+    assert '[Date "%s"]' % day in hub.out.read_text()
+    wall[0] += 3 * 86_400  # the same game, days later: its date stays
+    hub.data(board, T_RUNNING)
+    assert '[Date "%s"]' % day in hub.out.read_text()
+    hub.data(board, b"#CLK1 2 E 1 1 1 *\r\n")
+    hub.data(board, b"#CLK1 3 G 0 0 0 300000,0,0,0 300000,0,0,0 0 *\r\n")  # the next game
+    assert '[Date "%s"]' % live.date_text(wall[0]) in hub.out.read_text() != day
+
+
+def test_a_board_not_heard_has_its_times_stand_in_the_state_and_the_pgn(tmp_path):
+    t = [100.0]
+    board = live.Board(1, "x")
+    hub = live.Hub([board], tmp_path / "live.pgn", clock=lambda: t[0])
+    hub.set_link(board, "connected")
+    hub.data(board, G_LINE + T_RUNNING)
+    view = hub.state()["boards"][0]
+    assert view["fresh_ms"] == live.SILENT_S * 1000 and view["times"] == [60000, 15000]
+    t[0] += 4.0  # heard 4 s ago: the times run
+    assert hub.state()["boards"][0]["times"] == [60000, 11000]
+    t[0] += 20.0  # 24 s without a line: past the silence limit, and past 15 s
+    view = hub.state()["boards"][0]
+    assert view["link"] == "silent" and view["fresh_ms"] == 0
+    assert view["times"] == [60000, int(15000 - live.SILENT_S * 1000)]  # stood at the limit
+    pgn = chess.pgn.read_game(io.StringIO(hub.pgn_text()))
+    assert pgn.headers["WhiteClock"] == live.hms2(15000 - live.SILENT_S * 1000)
+    assert "ReferenceTime" not in pgn.headers  # nothing says it runs
+    hub.data(board, b"#CLK1 2 T 1 1 60000 9000 0 0 0 0 0 0 -1 0 0 0 *\r\n")  # heard again
+    view = hub.state()["boards"][0]
+    assert (view["link"], view["times"]) == ("connected", [60000, 9000])
+    t[0] += 2.0
+    hub.set_link(board, "unplugged")  # the cable pulled: the times stand at once
+    t[0] += 3.0
+    assert hub.state()["boards"][0]["times"] == [60000, 7000]
+
+
+def test_the_silence_limit_comes_from_the_feeds_line_rate():
+    app = (ROOT / "firmware" / "shell" / "app.py").read_text()
+    wake = re.search(r"\nFEED_MS = const\(([\d_]+)\)", app).group(1)
+    assert int(wake.replace("_", "")) == live.FEED_WAKE_S * 1000
+    assert feed_mod.PERIOD_MS == live.FEED_PERIOD_S * 1000
+    assert live.SILENT_S > live.FEED_PERIOD_S + live.FEED_WAKE_S
+
+
+def run_main(tmp_path, argv, **kw):
+    """live.main in a thread; returns (thread, out, err, stop)."""
+    out, err = io.StringIO(), io.StringIO()
+    stop = threading.Event()
+    result = {}
+
+    def go():
+        result["rc"] = live.main(argv, out=out, err=err, stop=stop, **kw)
+
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    return th, out, err, stop, result
+
+
+def test_without_clocks_it_waits_and_takes_each_one_plugged_in(tmp_path, monkeypatch):
+    monkeypatch.setattr(live, "RETRY_S", 0.02)
+    on_usb = {}
+    clocks = {"/dev/ttyACM0": FakeClock(), "/dev/ttyACM1": FakeClock()}
+
+    def opener(port):
+        return clocks[port].opener(port)
+
+    argv = ["--out", str(tmp_path / "live.pgn"), "--http-port", "0"]
+    th, out, err, stop, result = run_main(tmp_path, argv, opener=opener, ports=lambda: on_usb)
+    try:
+        assert wait_for(lambda: "no clock on USB yet" in out.getvalue())
+        on_usb["E6614C"] = "/dev/ttyACM0"  # the first clock plugged in
+        assert wait_for(lambda: "board 1: the Pico E6614C" in out.getvalue())
+        clocks["/dev/ttyACM0"].say(G_LINE)
+        assert wait_for(lambda: '[Board "1"]' in (tmp_path / "live.pgn").read_text())
+        on_usb["A0B1C2"] = "/dev/ttyACM1"  # a second one
+        assert wait_for(lambda: "board 2: the Pico A0B1C2" in out.getvalue())
+        clocks["/dev/ttyACM1"].say(G_LINE)
+        assert wait_for(lambda: '[Board "2"]' in (tmp_path / "live.pgn").read_text())
+    finally:
+        stop.set()
+        th.join(10)
+    assert result["rc"] == 0 and err.getvalue() == ""
+
+
+def test_a_given_port_that_is_not_there_yet_is_waited_for(tmp_path, monkeypatch):
+    monkeypatch.setattr(live, "RETRY_S", 0.02)
+    clock = FakeClock()
+    clock.gone = True
+    argv = ["--port", "/dev/ttyACM0", "--out", str(tmp_path / "live.pgn"), "--http-port", "0"]
+    th, out, err, stop, result = run_main(tmp_path, argv, opener=clock.opener)
+    try:
+        assert wait_for(lambda: "board 1: /dev/ttyACM0" in out.getvalue())
+        with clock.cv:
+            clock.gone = False
+        assert wait_for(lambda: "board 1: connected" in out.getvalue())
+        assert "unplugged" not in out.getvalue()  # it never was: it was waited for
+    finally:
+        stop.set()
+        th.join(10)
+    assert result["rc"] == 0
+
+
+def test_a_listen_port_in_use_is_one_line_and_the_pgn_is_not_touched(tmp_path):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    pgn = tmp_path / "live.pgn"
+    pgn.write_text("the first make live's PGN\n")
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        argv = ["--port", "/dev/x", "--out", str(pgn), "--http-port", str(port)]
+        rc = live.main(argv, opener=FakeClock().opener, out=out, err=err)
+    finally:
+        taken.close()
+    assert rc == 1
+    assert err.getvalue() == (
+        "live.py: port %d on 127.0.0.1 is in use (another `make live`?): end that one, or "
+        "give this one another port: HTTP_PORT=%d (--http-port)\n" % (port, port + 1)
+    )
+    assert pgn.read_text() == "the first make live's PGN\n"

@@ -83,6 +83,7 @@ def served(tmp_path):
     server = live.serve(link.hub, 0, stop)
     drv = Driver()
     link.url = "http://127.0.0.1:%d/" % server.server_address[1]
+    link.stop = stop
     try:
         yield link, drv
     finally:
@@ -184,3 +185,66 @@ def test_screenshot(served, tmp_path):
     path = os.environ.get("LIVE_SCREENSHOT") or str(tmp_path / "live.png")
     drv.ask(cmd="shot", path=path)
     assert Path(path).stat().st_size > 10_000
+
+
+def test_a_board_not_heard_stands_and_says_no_signal(served, tmp_path):
+    """Board 2's clock says it runs (right: 15 s, then 3 s) and then nothing more: the
+    page counts its time on for the silence limit only, then the clock stands and the
+    board says "no signal"; a clock the page counts down never reaches 0 by itself."""
+    link, drv = served
+    hub, b2 = link.hub, link.boards[1]
+    hub.set_link(b2, "connected")
+    drv.ask(cmd="open", url=link.url)
+    hub.data(b2, b"#CLK1 0 G 1 0 0 60000,0,0,0 60000,0,0,0 0 *\r\n")
+    hub.data(b2, b"#CLK1 1 T 1 1 60000 15000 0 0 0 0 0 0 -1 0 0 0 *\r\n")
+    settle(link, drv)
+    link.clock.run_ms(4_000)  # board 1's clock only: board 2 hears nothing
+    b = page_sides(link, drv, 1)
+    assert (b["link"], b["sides"][1]["text"]) == ("", " 011")  # 11 s, counted on
+    link.clock.run_ms(int(live.SILENT_S * 1000))
+    for _ in range(2):
+        settle(link, drv)
+        b = page_sides(link, drv, 1)
+        assert b["link"] == "no signal"
+        assert b["sides"][1]["text"] == " 50 "  # 15 s - the silence limit
+        assert "FLAG" not in b["sides"][1]["info"] and "stand" in b["result"]
+        link.clock.run_ms(30_000)
+    hub.data(b2, b"#CLK1 2 T 1 1 60000 3000 0 0 0 0 0 0 -1 0 0 0 *\r\n")  # heard again
+    settle(link, drv)
+    b = page_sides(link, drv, 1)
+    assert (b["link"], b["sides"][1]["text"], b["sides"][1]["on"]) == ("", " 30 ", True)
+    link.clock.run_ms(5_000)  # past its 3 s, no flag from the board
+    b = page_sides(link, drv, 1)
+    assert b["sides"][1]["text"] == " 01 "
+    hub.data(b2, b"#CLK1 3 F 1 1 0 0 *\r\n#CLK1 4 T 3 1 60000 0 0 0 0 0 0 2 1 0 0 0 *\r\n")
+    settle(link, drv)
+    b = page_sides(link, drv, 1)
+    assert (b["sides"][1]["text"], "FLAG" in b["sides"][1]["info"]) == (" 00 ", True)
+
+
+def test_the_page_that_hears_nothing_from_make_live_stands_and_says_no_signal(served):
+    """`make live` gone (here: its event streams end and none starts again): after GONE_MS
+    without a message every board says "no signal" and its running clock stands."""
+    link, drv = served
+    drv.ask(cmd="open", url=link.url)
+    link.clock.press("left")
+    play_moves(link.clock, 2, 900)
+    settle(link, drv)
+    assert drv.ask(cmd="read", at=None)["boards"][0]["link"] == ""
+    link.stop.set()  # every /events stream ends; the page's reconnections get nothing
+
+    def standing():
+        b = drv.ask(cmd="read", at=None)["boards"][0]
+        return b["link"] == "no signal" and b
+
+    b = None
+    for _ in range(200):  # bounded: GONE_MS (3 s) and the page's 50 ms redraw
+        b = standing()
+        if b:
+            break
+        drv.ask(cmd="wait", version=10**9, limit_ms=50)  # waits 50 ms in the page
+    assert b, "the page never said no signal"
+    ms = [s["shown"] for s in b["sides"]]
+    drv.ask(cmd="wait", version=10**9, limit_ms=1_500)
+    again = standing()
+    assert again and [s["shown"] for s in again["sides"]] == ms  # stands

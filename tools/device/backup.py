@@ -42,7 +42,7 @@ def folder_name(stamp, serial):
 def backup(runner, mpremote, port, out_dir, out, now=time.localtime):
     """Pull the records into a new dated folder; returns (folder, problems)."""
     devices = None if port else flash.list_devices(runner, mpremote)
-    port = flash.resolve_port(runner, mpremote, port, out, devices)
+    port = flash.resolve_port(runner, mpremote, port, out, devices, tool="backup")
     serial = next((d.serial for d in devices or () if d.port == port), "")
     board = mpremote + ["connect", port]
     try:

@@ -10,7 +10,8 @@ with one status line, `chess-clock: <phase>; ...`:
   game running / paused / flagged    a game is in progress: the clock ignores USB until the
                                      result is recorded. The tools stop and say so in one
                                      line, before mpremote has sent anything.
-The probe (`probe`): open the port as mpremote does (pyserial), wait SETTLE_S and drop what
+The probe (`probe`): open the port as mpremote does (pyserial, any port form mpremote
+takes), wait SETTLE_S and drop what
 arrived (MicroPython keeps up to 256 bytes of output for the next program that opens the
 port: old status lines), send one carriage return (a REPL only prints a new prompt), then
 read for up to WAIT_S. A status line decides; a REPL prompt (the app is not running) or
@@ -49,10 +50,11 @@ IN_GAME = {
 
 
 def open_serial(port):
-    """The port opened directly (pyserial, as mpremote opens it); OSError if it cannot be."""
+    """The port opened directly, as mpremote opens it (pyserial's serial_for_url: a device
+    path, `socket://host:port`, `rfc2217://host:port`); OSError if it cannot be."""
     import serial  # installed with mpremote
 
-    return serial.Serial(port, BAUD, timeout=0.05, write_timeout=1, exclusive=True)
+    return serial.serial_for_url(port, BAUD, timeout=0.05, write_timeout=1, exclusive=True)
 
 
 def status_of(data):

@@ -139,8 +139,10 @@ def list_devices(runner, mpremote):
     return parse_devices(result.stdout)
 
 
-def find_port(runner, mpremote, devices=None):
-    """The serial port of the one MicroPython Pico plugged in; FlashError otherwise."""
+def find_port(runner, mpremote, devices=None, tool="flash"):
+    """The serial port of the one MicroPython Pico plugged in; FlashError otherwise, with
+    advice for `tool` (only `flash` is told of the RPI-RP2 drive: a .uf2 copied there
+    replaces the clock's settings and games, which the other tools are run to read)."""
     devices = list_devices(runner, mpremote) if devices is None else devices
     picos = [d for d in devices if d.usb_id == PICO_USB_ID]
     if len(picos) == 1:
@@ -151,22 +153,60 @@ def find_port(runner, mpremote, devices=None):
             % ", ".join(d.port for d in picos)
         )
     seen = ", ".join("%s (%s)" % (d.port, d.usb_id) for d in devices) or "none"
+    found = "no Raspberry Pi Pico running MicroPython found (USB id %s); serial ports seen: %s.\n"
+    found %= (PICO_USB_ID, seen)
+    if tool != "flash":
+        raise FlashError(
+            found + "Check that the clock is plugged in with a data cable (a charging-only "
+            "cable powers it and shows nothing) and that BOOTSEL was not held while plugging "
+            "it in (it then shows up as a USB drive named RPI-RP2, USB id %s): unplug it and "
+            "plug it in again without touching BOOTSEL; its settings and games stay on it. Or "
+            "name its port: `make %s PORT=/dev/ttyACM0` (--port here)." % (BOOTSEL_USB_ID, tool)
+        )
     raise FlashError(
-        "no Raspberry Pi Pico running MicroPython found (USB id %s); serial ports seen: %s.\n"
-        "Plug the Pico in with a data cable. If it shows up as a USB drive named RPI-RP2 "
-        "(USB id %s) it has no MicroPython yet: `make flash` installs MicroPython %d.%d and the "
-        "clock onto that drive when it finds it (name it with DRIVE=/path/to/RPI-RP2 if not), "
-        "or copy the file of `make uf2` onto it. Or name the port: PORT=/dev/ttyACM0 with "
-        "make, --port here." % ((PICO_USB_ID, seen, BOOTSEL_USB_ID) + TARGET_VERSION)
+        found + "Plug the Pico in with a data cable. If it shows up as a USB drive named RPI-RP2 "
+        "(USB id %s) it has no MicroPython yet, or BOOTSEL was held while plugging it in: a "
+        "clock that has settings and games is plugged in again without touching BOOTSEL "
+        "(and `make backup` first), since `make flash` onto that drive installs MicroPython "
+        "%d.%d and the clock and replaces all of them (it asks first; name the drive with "
+        "DRIVE=/path/to/RPI-RP2 if it is not found). Or name the port: PORT=/dev/ttyACM0 with "
+        "make, --port here." % ((BOOTSEL_USB_ID,) + TARGET_VERSION)
     )
 
 
-def check_micropython(runner, mpremote, port):
+def port_missing(port):
+    """True when `port` names a device path that is not there (a URL, `socket://...`, and
+    Windows' COM names are left to pyserial)."""
+    return "://" not in port and os.name != "nt" and not os.path.exists(port)
+
+
+def access_failure(port, output, tool="flash"):
+    """One line for mpremote's 'failed to access PORT' (it adds "it may be in use by
+    another program" whatever the cause), or None for any other failure."""
+    if "failed to access" not in output:
+        return None
+    if port_missing(port):
+        return (
+            "there is no serial port %s: nothing is plugged in there. Plug the clock in, or "
+            "leave PORT out and `make %s` finds it" % (port, tool)
+        )
+    if "://" in port:
+        return "nothing answers at %s (is the program that offers that port running?)" % port
+    return (
+        "cannot open %s: another program has it open (`make live`, a serial terminal, an "
+        "editor's REPL; end it and run this again) or you may not open it (on Linux, "
+        "membership of the dialout group)" % port
+    )
+
+
+def check_micropython(runner, mpremote, port, tool="flash"):
     """Ask the board what it runs; returns the version string, FlashError unless MicroPython."""
     result = runner.run(mpremote + ["connect", port, "exec", IMPL_PROBE])
     if result.returncode != 0:
+        output = result.stdout + result.stderr
         raise FlashError(
-            clock_link.explain_failure(port, result.stdout + result.stderr)
+            access_failure(port, output, tool)
+            or clock_link.explain_failure(port, output)
             or "no MicroPython REPL answered on %s: %s" % (port, last_line(result))
         )
     words = result.stdout.split()
@@ -180,16 +220,17 @@ def check_micropython(runner, mpremote, port):
     return version
 
 
-def resolve_port(runner, mpremote, port, out, devices=None):
+def resolve_port(runner, mpremote, port, out, devices=None, tool="flash"):
     """The given port or the one found (among `devices` when already listed), after proving
-    it runs MicroPython; FlashError, before mpremote touches it, for a clock in a game."""
+    it runs MicroPython; FlashError, before mpremote touches it, for a clock in a game.
+    `tool` (flash, repl, device-test, backup, export) chooses the advice of find_port."""
     if not port:
-        port = find_port(runner, mpremote, devices)
+        port = find_port(runner, mpremote, devices, tool)
         print("found a MicroPython Pico on %s" % port, file=out)
     busy = clock_link.busy_message(runner, port, mpremote == mpremote_command({}))
     if busy:
         raise FlashError(busy)
-    version = check_micropython(runner, mpremote, port)
+    version = check_micropython(runner, mpremote, port, tool)
     try:
         numbers = tuple(int(x) for x in version.split(".")[:2])
     except ValueError:
@@ -410,7 +451,7 @@ def drive_finder(drive):
 def repl(port, runner, mpremote, out):
     """An interactive REPL on the board (Ctrl-] or Ctrl-x leaves it). The probe stops the
     clock app and its watchdog first, or the watchdog would reset the board under you."""
-    port = resolve_port(runner, mpremote, port, out)
+    port = resolve_port(runner, mpremote, port, out, tool="repl")
     print("the clock app is stopped; machine.reset() in the REPL starts it again", file=out)
     try:
         return runner.interactive(mpremote + ["connect", port, "repl"])
@@ -534,7 +575,7 @@ def device_test(root, port, runner, mpremote, out, python=sys.executable):
     tests, _modules = core_suite(root)
     if not tests:
         raise FlashError("no tests found in host_tests/core (test_*.py)")
-    port = resolve_port(runner, mpremote, port, out)
+    port = resolve_port(runner, mpremote, port, out, tool="device-test")
     steps = plan_device_test(root, port, mpremote, python)
     build = root / DEVICE_TEST_BUILD
     build.mkdir(parents=True, exist_ok=True)

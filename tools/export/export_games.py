@@ -31,8 +31,9 @@ Files are pulled over USB with mpremote (`fs ls :games`, `fs cp :games/gNNN.json
 after which the board is reset so the clock app runs again, unless --from-dir names a
 local copy.
 A file that is missing, empty, not JSON or not version 1 is reported and skipped; the
-others are still exported (exit status 0); so is a game of FILE with an illegal or
-unreadable move. Not reaching the board, or a FILE that cannot be read, is exit status 1.
+others are still exported; so is a game of FILE with an illegal or unreadable move. Exit
+status 0 when every record (and every game of FILE) was exported; 1 when one was not (the
+last line names each), when the board cannot be reached or FILE cannot be read.
 
 PGN and unknown moves: the clock records times, not moves. %clk is the clock command that
 lichess, ChessBase and python-chess read, in H:MM:SS with the seconds truncated. A PGN
@@ -449,7 +450,7 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
         else:
             runner = flash.Runner() if runner is None else runner
             mpremote = flash.mpremote_command(environ)
-            port = flash.resolve_port(runner, mpremote, args.port, out)
+            port = flash.resolve_port(runner, mpremote, args.port, out, tool="export")
             board = mpremote + ["connect", port]
             try:
                 with tempfile.TemporaryDirectory() as tmp:
@@ -469,6 +470,7 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
         print(line, file=out)
     for problem in problems + report.problems:
         print("export: %s" % problem, file=err)
+    failed = not_exported(problems + report.problems)
     skipped = sum(" skipped: " in p for p in problems + report.problems)
     print(
         "exported %d game(s) to %s%s"
@@ -481,7 +483,23 @@ def main(argv=None, runner=None, environ=None, out=None, err=None):
             % (out_dir / (moves.path.stem + "-clock.pgn"), moves.path),
             file=out,
         )
+    if failed:
+        print("export: not exported (see above): %s" % "; ".join(failed), file=err)
+        return 1
     return 0
+
+
+def not_exported(problems):
+    """What the problems say was not exported: records ('gNNN.json skipped: ...') and
+    games of FILE ('game N (...) not exported: ...'), by name, in order, once each."""
+    names = []
+    for p in problems:
+        for mark in (" skipped: ", " not exported: "):
+            if mark in p:
+                name = p.split(mark, 1)[0]
+                if name not in names:
+                    names.append(name)
+    return names
 
 
 if __name__ == "__main__":

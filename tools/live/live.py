@@ -6,17 +6,22 @@ usage: live.py [--port [BOARD=]PORT ...] [--pairings FILE] [--moves FILE.pgn]
                [--out live.pgn] [--http-port 8130] [--event NAME] [--round N]
 
 One game per clock, one clock per board. Boards are numbered in the order of --port
-(`--port 3=/dev/ttyACM0` names it); without --port every Raspberry Pi Pico on USB is
-taken, in the order of their USB serial numbers, and a clock that comes back is known by
-its serial number. The firmware writes its feed from the first lever press until the
-result is recorded (firmware/core/feed.py, docs/live.md); this tool sends nothing to a clock.
+(`--port 3=/dev/ttyACM0` names it); a port is any form mpremote (`make flash`) takes: a
+device path or a pyserial URL (`socket://host:port`, `rfc2217://host:port`; `make sim
+SIMARGS=--usb` offers the simulator's USB side as one, tools/sim/usb_side.py). Without
+--port every Raspberry Pi Pico on USB is taken, in the order of their USB serial numbers,
+a clock plugged in later becomes the next board, and a clock that comes back is known by
+its serial number; with none on USB yet the tool waits for them. The firmware writes its
+feed from the first lever press until the result is recorded (firmware/core/feed.py,
+docs/live.md); this tool sends nothing to a clock.
 
 The PGN (--out, default live.pgn): one game per board, in board order, rewritten through a
 temporary file and a rename, so a broadcast that reads it never sees half a file. Tags:
-Event, Site, Date, Round, Board, White, Black (the pairings file, else the options, else
-"?"), Result, Termination, TimeControl, WhiteClock, BlackClock and ReferenceTime (the times
-and the UTC instant they were true at; `W/` or `B/` says whose clock runs, no
-ReferenceTime while the clocks stand), then one `[%clk H:MM:SS]` per half-move. The moves:
+Event, Site, Date (the host's date when the tool first heard the game), Round, Board,
+White, Black (the pairings file, else the options, else "?"), Result, Termination,
+TimeControl, WhiteClock, BlackClock and ReferenceTime (the times and the UTC instant they
+were true at; `W/` or `B/` says whose clock runs, no ReferenceTime while the clocks
+stand), then one `[%clk H:MM:SS]` per half-move. The moves:
 with --moves, game N of that file (what an e-board program or an operator keeps writing,
 read again when it changes) goes with board N through the export's scoresheet merge
 (pgn_merge.py), whose mismatch reports are printed; without it, or for a board it has no
@@ -29,13 +34,20 @@ boards as JSON; /events the same as Server-Sent Events at every line from a cloc
 Pairings file: lines `Event: NAME`, `Round: N`, and `N: White Name - Black Name` per board.
 
 A clock unplugged: its board says "unplugged" and keeps its game on the page and in the
-PGN; the tool opens its port again every RETRY_S and reads on where the feed is. A clock
-in a game that says nothing for SILENT_S: "silent". One board's trouble never stops the
-others.
+PGN; the tool opens its port again every RETRY_S and reads on where the feed is. A port
+that has never opened is "waiting". A clock in a game that says nothing for SILENT_S:
+"silent" (the page says "no signal"). A board that is not heard (silent or unplugged) has
+its times stand, on the page and in the PGN, at the last instant they were known to run
+(SILENT_S after its last line, or the unplugging if sooner): never a clock run down to 0
+that the board did not flag. One board's trouble never stops the others.
+
+A listen port already taken (another `make live`) ends the tool in one line, before the
+PGN is touched.
 """
 
 import argparse
 import datetime
+import errno
 import io
 import json
 import os
@@ -58,8 +70,14 @@ import live_feed  # noqa: E402
 import pgn_headers  # noqa: E402
 from pgn_scoresheet import decode, read_sheets  # noqa: E402
 
-RETRY_S = 1.0  # an unplugged clock's port is opened again this often
-SILENT_S = 10.0  # a clock in a game silent this long is "silent" (state lines every 5 s)
+RETRY_S = 1.0  # an unplugged clock's port is opened again this often (and USB looked at)
+# A clock in a game writes a state line at its first wakeup PERIOD_S after the last line
+# and wakes at least every WAKE_S (firmware/core/feed.py PERIOD_MS, firmware/shell/app.py
+# FEED_MS): lines are never more than 9 s apart. A second more (the host's reading) and a
+# board in a game is "silent".
+FEED_PERIOD_S = 5.0
+FEED_WAKE_S = 4.0
+SILENT_S = FEED_PERIOD_S + FEED_WAKE_S + 1.0
 READ_S = 0.02  # a port read waits at most this long (the page follows within 100 ms)
 PICO_VID = 0x2E8A  # Raspberry Pi
 PAGE = Path(__file__).with_name("live_page.html")
@@ -67,9 +85,10 @@ HTTP_PORT = 8130
 
 
 def open_serial(port):
+    """The port opened as mpremote opens it: a device path or a pyserial URL."""
     import serial  # pyserial (mpremote's dependency)
 
-    return serial.Serial(port, 115200, timeout=READ_S)
+    return serial.serial_for_url(port, 115200, timeout=READ_S)
 
 
 def pico_ports():
@@ -86,6 +105,11 @@ def utc_text(wall):
         datetime.datetime.fromtimestamp(wall, datetime.UTC).isoformat(timespec="milliseconds")[:-6]
         + "Z"
     )
+
+
+def date_text(wall):
+    """Epoch seconds -> the PGN's Date (YYYY.MM.DD, the host's local date)."""
+    return time.strftime("%Y.%m.%d", time.localtime(wall))
 
 
 def hms2(ms):
@@ -122,6 +146,9 @@ class Board:
         self.game = live_feed.BoardGame()
         self.link = "waiting"  # waiting | connected | unplugged
         self.partial = b""
+        self.ever = False  # its port has opened once: a failure to open is "unplugged"
+        self.down_at = None  # hub instant the link was lost (None: connected or never)
+        self.date = None  # the PGN's Date of its game: the host's date when first heard
 
     def status(self, now):
         if self.link != "connected":
@@ -131,6 +158,16 @@ class Board:
         if in_game and g.heard is not None and now - g.heard > SILENT_S:
             return "silent"
         return "connected"
+
+    def known_at(self, now):
+        """The hub instant up to which this board's times are known to run: `now`, or
+        SILENT_S after its last line, or when its link was lost, whichever is first."""
+        at = now
+        if self.game.heard is not None:
+            at = min(at, self.game.heard + SILENT_S)
+        if self.link != "connected" and self.down_at is not None:
+            at = min(at, self.down_at)
+        return at
 
 
 class Hub:
@@ -168,7 +205,8 @@ class Hub:
                 line = live_feed.parse_line(raw)
                 if line is None:
                     continue
-                board.game.apply(line, now)
+                if board.game.apply(line, now) or board.date is None:
+                    board.date = date_text(self.wall())
                 changed = True
             if changed:
                 self._changed()
@@ -176,10 +214,21 @@ class Hub:
     def set_link(self, board, link):
         with self.lock:
             if board.link != link:
+                if link == "connected":
+                    board.ever = True
+                    board.down_at = None
+                elif board.link == "connected":
+                    board.down_at = self.clock()
                 board.link = link
                 if link != "connected":
                     board.partial = b""
                 self._changed()
+
+    def add_board(self, board):
+        """A board joins (a clock plugged in while the tool runs)."""
+        with self.lock:
+            self.boards.append(board)
+            self._changed()
 
     def _changed(self):
         self.version += 1
@@ -198,12 +247,14 @@ class Hub:
         rec = g.record()
         white_name, black_name = self.names(board.number)
         w = g.white()
-        times = g.times_at(self.clock())
+        now = self.clock()
+        at = board.known_at(now)
+        times = g.times_at(at)
         wt, bt = (times[w], times[1 - w]) if w >= 0 else (times[0], times[1])
         tags = [
             ("Event", self.event),
             ("Site", "?"),
-            ("Date", "????.??.??"),
+            ("Date", board.date or "????.??.??"),
             ("Round", self.round),
             ("Board", str(board.number)),
             ("White", white_name),
@@ -217,7 +268,7 @@ class Hub:
         )
         if g.at is not None:
             tags += [("WhiteClock", hms2(wt)), ("BlackClock", hms2(bt))]
-            if g.state == live_feed.RUNNING and w >= 0:
+            if g.state == live_feed.RUNNING and w >= 0 and at == now:
                 on_move = "W" if g.running == w else "B"
                 tags.append(("ReferenceTime", "%s/%s" % (on_move, utc_text(self.wall()))))
         return rec, tags
@@ -340,10 +391,15 @@ class Hub:
             now = self.clock()
             boards = []
             for b in self.boards:
-                v = b.game.view(now)
+                at = b.known_at(now)
+                v = b.game.view(at)
                 v["board"] = b.number
                 v["names"] = self.names(b.number)
                 v["link"] = b.status(now)
+                # how long after `now` the page may count the times on by itself (ms)
+                heard = b.game.heard
+                fresh = 0.0 if at < now or heard is None else heard + SILENT_S - now
+                v["fresh_ms"] = int(fresh * 1000)
                 boards.append(v)
             return {
                 "version": self.version,
@@ -369,7 +425,7 @@ class Reader(threading.Thread):
                     raise OSError("not on USB")
                 link = self.opener(port)
             except Exception:
-                self.hub.set_link(self.board, "unplugged")
+                self.hub.set_link(self.board, "unplugged" if self.board.ever else "waiting")
                 self.stop.wait(RETRY_S)
                 continue
             self.hub.set_link(self.board, "connected")
@@ -462,7 +518,44 @@ def parse_ports(specs):
     return out
 
 
-def main(argv=None, opener=open_serial, out=sys.stdout):
+class Discovery:
+    """Without --port: every Pico on USB is a board, numbered in the order of their USB
+    serial numbers, and one plugged in later becomes the next board. `ports()` is
+    pico_ports (tests give their own); `start(board)` starts its reader."""
+
+    def __init__(self, hub, ports, start):
+        self.hub, self.ports, self.start = hub, ports, start
+        self.known = set()
+
+    def find(self, serial_number):
+        return self.ports().get(serial_number)
+
+    def look(self):
+        """Adds a board for each Pico not seen before; returns the new boards."""
+        added = []
+        for serial_number in sorted(self.ports()):
+            if serial_number in self.known:
+                continue
+            self.known.add(serial_number)
+            number = max((b.number for b in self.hub.boards), default=0) + 1
+            board = Board(number, serial_number)
+            self.hub.add_board(board)
+            self.start(board)
+            added.append(board)
+        return added
+
+
+def listen_problem(exc, port):
+    """The one line for a listen port that cannot be had."""
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            "live.py: port %d on 127.0.0.1 is in use (another `make live`?): end that one, "
+            "or give this one another port: HTTP_PORT=%d (--http-port)" % (port, port + 1)
+        )
+    return "live.py: cannot listen on 127.0.0.1:%d: %s" % (port, exc.strerror or exc)
+
+
+def main(argv=None, opener=open_serial, out=sys.stdout, ports=pico_ports, stop=None, err=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", action="append", default=[], help="[BOARD=]PORT, repeatable")
     parser.add_argument("--pairings", default="", help="pairings file (see the module doc)")
@@ -472,38 +565,45 @@ def main(argv=None, opener=open_serial, out=sys.stdout):
     parser.add_argument("--event", default="")
     parser.add_argument("--round", default="")
     args = parser.parse_args(argv)
+    err = sys.stderr if err is None else err
     pairings = None
     if args.pairings:
         pairings = read_pairings(Path(args.pairings).read_text(encoding="utf-8"))
-    find = None
     specs = parse_ports(args.port)
-    if not specs:
-        found = pico_ports()
-        if not found:
-            print("live.py: no clock on USB (give --port PORT)", file=sys.stderr)
-            return 1
-        specs = list(enumerate(sorted(found), 1))
-
-        def find(serial_number):
-            return pico_ports().get(serial_number)
-
     boards = [Board(n, p) for n, p in specs]
     hub = Hub(boards, args.out, pairings, args.moves or None, args.event, args.round)
-    hub.write_pgn()
-    stop = threading.Event()
-    for b in boards:
-        Reader(hub, b, opener, stop, find).start()
-    server = serve(hub, args.http_port, stop)
-    print(
-        "live: %d board(s); page http://127.0.0.1:%d/  PGN http://127.0.0.1:%d/live.pgn  "
-        "and %s (Ctrl-C ends)" % (len(boards), args.http_port, args.http_port, args.out),
-        file=out,
-    )
+    stop = threading.Event() if stop is None else stop
     try:
-        while True:
-            time.sleep(1.0)
+        server = serve(hub, args.http_port, stop)
+    except OSError as exc:
+        print(listen_problem(exc, args.http_port), file=err)
+        return 1
+    discovery = None
+    try:
+        hub.write_pgn()
+        for b in boards:
+            Reader(hub, b, opener, stop).start()
+        if not specs:
+            discovery = Discovery(
+                hub, ports, lambda b: Reader(hub, b, opener, stop, discovery.find).start()
+            )
+            discovery.look()
+        print(
+            "live: page http://127.0.0.1:%d/  PGN http://127.0.0.1:%d/live.pgn  and %s "
+            "(Ctrl-C ends)" % (args.http_port, args.http_port, args.out),
+            file=out,
+        )
+        for b in hub.boards:
+            print("live: board %d: %s" % (b.number, b.port), file=out)
+        if discovery is not None and not hub.boards:
+            print("live: no clock on USB yet: each one plugged in becomes a board", file=out)
+        out.flush()
+        while not stop.wait(RETRY_S):
+            if discovery is not None:
+                for b in discovery.look():
+                    print("live: board %d: the Pico %s" % (b.number, b.port), file=out, flush=True)
             for line in hub.link_news():
-                print("live: %s" % line, file=out)
+                print("live: %s" % line, file=out, flush=True)
             with hub.lock:
                 hub.lock.notify_all()
     except KeyboardInterrupt:
@@ -511,6 +611,7 @@ def main(argv=None, opener=open_serial, out=sys.stdout):
     finally:
         stop.set()
         server.shutdown()
+        server.server_close()
     return 0
 
 

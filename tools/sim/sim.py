@@ -52,6 +52,8 @@ paths.install(board=True)
 ROOT = paths.ROOT
 
 import machine  # noqa: E402  (the fake one, from tools/simboard/mp)
+from usb_side import DEFAULT_PORT as USB_PORT  # noqa: E402
+from usb_side import attach as attach_usb  # noqa: E402
 
 from simboard import tm1637_decode, vtime  # noqa: E402
 from simboard.firmware import SimulatedClock  # noqa: E402
@@ -439,11 +441,22 @@ def main(argv=None):
     ap.add_argument("--script", help="replay this script in virtual time, no terminal UI")
     ap.add_argument("--print-every", type=int, default=0, metavar="MS", help="(script mode)")
     ap.add_argument("--changes", action="store_true", help="(script mode) print each change")
+    ap.add_argument(
+        "--usb",
+        nargs="?",
+        type=int,
+        const=USB_PORT,
+        metavar="PORT",
+        help="offer the clock's USB port as socket://127.0.0.1:PORT (default %d; make live "
+        "PORT=socket://127.0.0.1:%d; tools/sim/usb_side.py)" % (USB_PORT, USB_PORT),
+    )
     args = ap.parse_args(argv)
     if args.speed <= 0:
         ap.error("--speed must be positive")
     vtime.install()  # SimulatedClock installs its own clock at each power-on as well
     sim = Sim(args.flash, args.battery_mv)
+    if args.usb is not None:
+        attach_usb(sim, args.usb)
     if args.script:
         with open(args.script) as f:
             lines = f.readlines()
