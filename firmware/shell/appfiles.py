@@ -69,8 +69,8 @@ class Files:
 
     def resumed(self, now):
         """The offered game was restored (ui): give it back its identity, its rules (freeze,
-        increment timing, period transition: the settings may have been reset since) and its
-        move log."""
+        increment timing, period transition: the settings may have been reset since), its
+        move log and the arbiter's corrections."""
         saved = self.resume
         self.resume = None
         if saved is None:
@@ -84,6 +84,8 @@ class Files:
 
         if game_state.restore_log(g, saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
+        if saved["arb"] is not None:  # None: a journal without its base (journal_files)
+            game_state.restore_corrections(g, saved["arb"])
         if self.journal.resumed(saved):
             self.save_game(now)  # game.json takes the journal's game; the journal retires
 
