@@ -260,7 +260,8 @@ class Feed:
         self._flags = g.flagged[0] | g.flagged[1] << 1
 
     def _arbiter(self, g, port, budget):
-        """One A line per arbiter-log entry after the last one sent (the log keeps 64)."""
+        """One A line per arbiter-log entry after the last one sent (the log keeps 64): action
+        side value at_ms ply before after."""
         log = g.arbiter_log
         i = len(log)
         while i > 0 and log[i - 1] is not self._note:
@@ -278,7 +279,10 @@ class Feed:
             v[3] = e[2]  # side, -1 none
             v[4] = e[3]  # value
             v[5] = e[0]  # the instant (ms)
-            send(self, port, fields(self, K_ARBITER, 4))
+            v[6] = e[4]  # ply: the half-moves before it
+            v[7] = e[5]  # before (game_state.py's table)
+            v[8] = e[6]  # after
+            send(self, port, fields(self, K_ARBITER, 7))
         return budget
 
     def _periods(self, g, port, budget):

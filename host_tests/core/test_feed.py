@@ -130,11 +130,13 @@ class FeedLines(unittest.TestCase):
         lines = [fields(x) for x in p.lines()]
         self.assertEqual([x[1] for x in lines], list("GTATATATFTATE"))
         a = [x[2] for x in lines if x[1] == "A"]
+        # action side value at_ms ply before after: the right's 6 s shown set to 3 s after
+        # the first press (no half-move logged), the result (1 left wins) with its reason 1
         pause, correct, resume, finish = (
-            [1, 1, 0, 4_000],
-            [3, 1, 3_000, 4_100],
-            [2, 1, 0, 5_000],
-            [8, -1, 1, 9_000],
+            [1, 1, 0, 4_000, 0, 0, 0],
+            [3, 1, 3_000, 4_100, 0, 6_000, 3_000],
+            [2, 1, 0, 5_000, 0, 0, 0],
+            [8, -1, 1, 9_000, 0, 0, E.RESULT_LEFT_WINS],
         )
         self.assertEqual(a, [pause, correct, resume, finish])
         flag = [x[2] for x in lines if x[1] == "F"][0]
