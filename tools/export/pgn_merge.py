@@ -339,7 +339,11 @@ def merge(sheet, game, name, number, choice):
 
 
 def _comment(node, text):
-    node.comment = (node.comment + " " + text).strip() if node.comment else text
+    """`text` after the node's comment, unless it has it (a merged file merged again)."""
+    if not node.comment:
+        node.comment = text
+    elif text not in node.comment:
+        node.comment = node.comment + " " + text
 
 
 def arbiter_comments(root, game, pairs):
