@@ -48,10 +48,11 @@ engine ring's own form (packed = side | move_no << 1 | ot << 16, ot the overtime
 Game.log_rows(True) / game_state.restore_log()). Files from before the log (no "id", "n", "log")
 load with 0, 0, [].
 The file is written in small chunks and parsed straight from flash (storage.read_json with
-stream=True), never held as one string: at most about 17 KB for a 600-half-move log
-(GAME_READ_LIMIT bounds it), about 11 KB for a typical one; parsing it at power-up
-allocates about 10 KB for 600 half-moves (measured under MicroPython 1.27: one list of
-1800 small ints and the state), freed once the game is resumed or declined.
+stream=True), never held as one string: at most about 17 KB for a 600-half-move log and
+5 KB for 64 corrections of the longest ints (GAME_READ_LIMIT bounds it), about 11 KB for a
+typical one; parsing it at power-up allocates about 10 KB for 600 half-moves (measured
+under MicroPython 1.27: one list of 1800 small ints and the state), freed once the game is
+resumed or declined.
 """
 
 import json
@@ -95,6 +96,7 @@ _MAX_SNAP = const(64)  # ints in a game snapshot
 LOG_ROWS = const(600)  # half-moves kept in the saved log: engine.LOG_CAPACITY
 GAME_READ_LIMIT = const(24576)  # bytes: a 600-row log of 10-digit times is ~17 KB
 _ROWS_PER_CHUNK = const(8)  # log rows per write (a small string each)
+_ARB_PER_CHUNK = const(18)  # "arb" ints per write: three corrections
 _MAX_OPTS = const(16)
 ARB_ENTRIES = const(64)  # corrections in "arb" at most: engine.ARBITER_LOG_CAPACITY
 _INT32 = const(0x7FFFFFFF)  # snapshot ints must fit in 32 bits
@@ -395,11 +397,18 @@ def _log_row(row):
 
 
 def _game_chunks(game, rows):
-    """The resume state's text in small pieces: the state, then the log rows a few at a
-    time. Raises ValueError when `rows` is not exactly min(n, LOG_ROWS) good rows, so the
-    write is abandoned (storage.write_atomic keeps the old file)."""
-    head = json.dumps(game)
-    yield head[:-1] + ', "log": ['  # json.dumps of a dict ends with its "}"
+    """The resume state's text in small pieces: the state, the arbiter's corrections and
+    the log rows a few at a time. Raises ValueError when `rows` is not exactly min(n,
+    LOG_ROWS) good rows, so the write is abandoned (storage.write_atomic keeps the old
+    file)."""
+    arb = game["arb"]  # up to 385 ints: in chunks too
+    state = dict(game)
+    del state["arb"]
+    head = json.dumps(state)
+    yield head[:-1] + ', "arb": ['  # json.dumps of a dict ends with its "}"
+    for i in range(0, len(arb), _ARB_PER_CHUNK):
+        yield ("," if i else "") + ",".join(["%d" % v for v in arb[i : i + _ARB_PER_CHUNK]])
+    yield '], "log": ['
     want = _kept(game["n"])
     count = 0
     part = []
