@@ -84,8 +84,9 @@ class Files:
 
         if game_state.restore_log(g, saved["n"], saved["log"]) != E.OK:
             self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # times kept, moves lost
-        if saved["arb"] is not None:  # None: a journal without its base (journal_files)
-            game_state.restore_corrections(g, saved["arb"])
+        arb = saved["arb"]  # None: a journal without its base (journal_files)
+        if arb is not None and game_state.restore_corrections(g, arb) != E.OK:
+            self.ui.show_message(_LOG_ERR[0], _LOG_ERR[1], now)  # the corrections lost
         if self.journal.resumed(saved):
             self.save_game(now)  # game.json takes the journal's game; the journal retires
 

@@ -12,7 +12,11 @@ record, exactly once, and:
   the correction was saved, else the correction with its half-move and both times), the
   journal's game included (its corrections come from game.json, its base);
 - a recorded game's record lists the correction and the result, each at its half-move.
+
+And corrections in game.json that make no sense resume the game without them, saying so.
 """
+
+import json
 
 import engine as E
 import game_state
@@ -26,6 +30,7 @@ from test_power_cuts import (
     boot,
     fixed_ident,  # noqa: F401 (the fixture)
     flash_with,
+    message,
     new_fs,
     records,
     sweep,
@@ -123,3 +128,14 @@ def test_a_correction_survives_a_cut_at_every_write_after_it(model):
     flash = lambda m: flash_with(m, paused_at_12)  # noqa: E731
     assert sweep(model, flash, prelude, sequence, check) > 150
     assert check.seen == {"before", "saved", "journal", "recorded"}, check.seen
+
+
+def test_corrections_that_do_not_fit_the_engine_resume_the_game_and_say_so():
+    fs = flash_with({}, paused_at_12, correct)
+    doc = json.loads(fs.files["/game.json"])
+    assert doc["arb"][1:4] == [12, E.ACT_SET_TIME, 0]
+    doc["arb"][2] = E.ACT_PAUSE  # not a correction
+    fs.files["/game.json"] = json.dumps(doc).encode()
+    p = Play(boot(fs), 5_000_000).accept_offer()
+    assert message(p.app) == (b"LOG ", b"Err ")
+    assert p.game.state == E.PAUSED and p.game.log_count == 12 and kept(p.game) == []
