@@ -142,8 +142,11 @@ ACT_SET_PERIOD = const(6)
 ACT_G4 = const(7)
 ACT_FINISH = const(8)
 ACT_SET_OVERTIME = const(9)
+ACT_LOST = const(10)  # the head entry of a full log: its value counts corrections dropped
 
-ARBITER_LOG_CAPACITY = const(64)  # newest pauses/corrections kept (older ones are dropped)
+# Pauses, resumes and corrections kept (`arbiter_log`): a full log drops its oldest pause or
+# resume first, a correction only when it holds nothing else (counted: ACT_LOST)
+ARBITER_LOG_CAPACITY = const(64)
 LOG_CAPACITY = const(600)  # half-moves kept in the move log (a ring: the oldest go first)
 MAX_SET_MS = const(86_400_000)  # 24 h: the largest time an arbiter may set
 MAX_SET_MOVES = const(999)
@@ -181,7 +184,8 @@ class Game:
         self.log_used = _zeros("i")  # ms the move took (wall time), nearest to exact
         self.log_left = _zeros("i")  # ms left after it, bonus included, nearest to exact
         self.log_ot = _zeros("B")  # ot_left after it while in overtime, 0 in main time
-        self.arbiter_log = []  # (at, action, side, value) tuples: not on the hot path
+        # (at, action, side, value, ply, before, after) tuples (`_note`): not on the hot path
+        self.arbiter_log = []
         self.min_move_ms = min_move_ms  # presses sooner after the clock started are ignored
         # Scratch pairs (ms, us), so that the hot path computes pairs without a tuple:
         self._em = self._eu = 0  # _elapsed(): time the current move has run
@@ -794,8 +798,22 @@ class Game:
         self._note(at, ACT_RESUME, self.running, 0)
         return OK
 
-    def _note(self, at, action, side, value):
+    def _note(self, at, action, side, value, before=0, after=0):
+        """Log an arbiter action at `at`: `ply` is the half-moves logged so far (the action
+        follows half-move `ply`), `before` / `after` what it changed (game_state.py says
+        what for each action; 0 for pauses and resumes). Bounded (ARBITER_LOG_CAPACITY):
+        a full log drops its oldest pause or resume; when it holds only corrections, the
+        oldest correction goes and an ACT_LOST entry at its head counts those dropped."""
         log = self.arbiter_log
         if len(log) >= ARBITER_LOG_CAPACITY:
-            del log[0]  # bounded: a long game of many pauses must not eat the heap
-        log.append((at, action, side, value))
+            i = 0
+            n = len(log)
+            while i < n and log[i][1] > ACT_RESUME:
+                i += 1
+            if i < n:
+                del log[i]
+            else:  # the head counts them (it replaces the oldest first)
+                lost = log[0][3] if log[0][1] == ACT_LOST else 1
+                log[0] = (0, ACT_LOST, -1, lost + 1, 0, 0, 0)
+                del log[1]
+        log.append((at, action, side, value, self.log_count, before, after))

@@ -8,7 +8,8 @@ the bytes of a line (prefix, sequence number, digits, pad, the write) are feed_l
 What and when: from the first lever press until the result is recorded, each wakeup's
 `step(now, g[, port])` writes what is new in `g` (an engine.Game) since the last step, in
 this order: the start (G: the game and its controls), the moves the move log holds that
-were not sent whole (M), the arbiter's pauses, resumes and corrections (A), period changes
+were not sent whole (M), the arbiter's pauses, resumes and corrections (A: every entry of
+the game's arbiter log not sent yet, those of a game restored at power-up too), period changes
 (P), fallen flags (F), the state (T: both times, who is on move) and the result (E). While
 a game is in progress the state line also comes every PERIOD_MS, at the first wakeup after
 it (the loop wakes at least every 4 s), and the start line again with every HEADER_EVERY-th
@@ -21,8 +22,9 @@ USB guard's BLOCK) every line, CR LF included, is a whole number of `block` byte
 zeros is the last field before the `*`. A line after a cut one begins with CR LF.
 
 Delivery: a move, the start or the result that does not go out whole is made again at the
-next step (moves by their index in the log, which keeps LOG_CAPACITY half-moves); the other
-kinds go once and the next state line carries what they changed. Lines cut short or not
+next step (moves by their index in the log, which keeps LOG_CAPACITY half-moves); arbiter
+entries beyond a step's LINES_MAX go at the next steps; the other kinds go once (an A line
+too) and the next state line carries what they changed. Lines cut short or not
 written are counted (`dropped`). After a line of which the port took nothing, no line is
 made until `port.writable()`.
 
@@ -143,8 +145,7 @@ class Feed:
             self._start_owed = True
             self._state_owed = True
             self._result_owed = state == _FINISHED
-            log = g.arbiter_log
-            self._note = log[-1] if log else None
+            self._note = None  # a restored game's corrections are sent too (_arbiter)
             self._moves = g.log_count - _LOG_CAPACITY if g.log_count > _LOG_CAPACITY else 0
             self._seen(g)
             self._state = state
@@ -260,25 +261,29 @@ class Feed:
         self._flags = g.flagged[0] | g.flagged[1] << 1
 
     def _arbiter(self, g, port, budget):
-        """One A line per arbiter-log entry after the last one sent (the log keeps 64)."""
+        """One A line per arbiter-log entry after the last one sent (the log keeps 64): action
+        side value at_ms ply before after. Those beyond the step's budget go at the next
+        steps (a game restored at power-up brings its corrections, up to 64)."""
         log = g.arbiter_log
         i = len(log)
         while i > 0 and log[i - 1] is not self._note:
             i -= 1
-        self._note = log[-1]
         v = self._v
         while i < len(log):
+            if budget == 0:
+                return 0  # the rest at the next step: _news sees log[-1] is not _note
             e = log[i]
             i += 1
-            if budget == 0:
-                self.dropped += 1
-                continue
+            self._note = e
             budget -= 1
             v[2] = e[1]  # action (engine.ACT_*)
             v[3] = e[2]  # side, -1 none
             v[4] = e[3]  # value
             v[5] = e[0]  # the instant (ms)
-            send(self, port, fields(self, K_ARBITER, 4))
+            v[6] = e[4]  # ply: the half-moves before it
+            v[7] = e[5]  # before (game_state.py's table)
+            v[8] = e[6]  # after
+            send(self, port, fields(self, K_ARBITER, 7))
         return budget
 
     def _periods(self, g, port, budget):

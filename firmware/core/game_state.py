@@ -5,7 +5,8 @@ Owns the changes to a game other than play, pause and resume, and its saved form
   counter: articles 6.10b, 7.5, G.6), Appendix G.4's bonus for both players and the
   opponent's two extra minutes, and the result (`finish`; with draw odds `draw_result`,
   `win_of`). Each returns an engine error code (engine.OK, ERR_STATE, ERR_RANGE, ERR_SIDE,
-  ERR_NOT_APPLICABLE) and, when it acted, is noted in the game's `arbiter_log`; a refused
+  ERR_NOT_APPLICABLE) and, when it acted, is noted in the game's `arbiter_log` with the
+  half-move it followed and the values before and after it (the table below); a refused
   one changes nothing.
 - the saved form (/game.json's "snap", the journal's records, the archive's record):
   `snapshot(game)` of a stopped game, `snapshot_at(game, at, at_us)` of a running one as if
@@ -13,7 +14,19 @@ Owns the changes to a game other than play, pause and resume, and its saved form
   (`restore_log(game, count, flat)`). A restored game is as saved (a running one: paused),
   its times exact to the us; times of past events restart at 0 (a new power-up). A
   snapshot out of range is refused whole (ERR_RANGE, the game unchanged): a file is never
-  trusted.
+  trusted. The corrections are saved beside it: `corrections(game)`, and after restore()
+  `restore_corrections(game, flat)`.
+The corrections' entries (engine.Game._note; the saved form has the same ints):
+  action            side        value              before / after
+  ACT_SET_TIME      the side    ms set             its time (ms, as shown: rounded up)
+  ACT_ADD_TIME      the side    ms added (+/-)     its time
+  ACT_SET_MOVES     the side    moves set          its completed moves
+  ACT_SET_PERIOD    the side    period set         its period index (0 the first)
+  ACT_SET_OVERTIME  the side    count set          its overtime counter
+  ACT_G4            requester   bonus kind         the opponent's time (+2 minutes)
+  ACT_FINISH        -1          reason (+ bits)    0 / the result (engine.RESULT_*)
+Why they are kept, and what the record and the export make of them:
+docs/timing.md#the-arbiters-record.
 Plain functions of the game, `set_time(game, side, ms, at)`, off the hot path: imported
 where a game is corrected, finished, saved or restored (a power-up without a saved game
 never loads it), in one module since every file in the flash's root adds to each import's
@@ -26,10 +39,14 @@ from engine import (
     ACT_ADD_TIME,
     ACT_FINISH,
     ACT_G4,
+    ACT_LOST,
+    ACT_PAUSE,
+    ACT_RESUME,
     ACT_SET_MOVES,
     ACT_SET_OVERTIME,
     ACT_SET_PERIOD,
     ACT_SET_TIME,
+    ARBITER_LOG_CAPACITY,
     BLACK,
     BY_DRAW_ODDS,
     ERR_NOT_APPLICABLE,
@@ -94,8 +111,9 @@ def set_time(game, side, ms, at):
         return err
     if not (isinstance(ms, int) and 0 <= ms <= MAX_SET_MS):
         return ERR_RANGE
+    before = game.remaining(side, at)
     _set_remaining(game, side, ms, 0)
-    game._note(at, ACT_SET_TIME, side, ms)
+    game._note(at, ACT_SET_TIME, side, ms, before, ms)
     return OK
 
 
@@ -142,8 +160,9 @@ def add_time(game, side, ms, at):
     us = game._ru
     if new < 0 or new > MAX_SET_MS or (new == MAX_SET_MS and us):
         return ERR_RANGE
+    before = game.remaining(side, at)
     _set_remaining(game, side, new, us)
-    game._note(at, ACT_ADD_TIME, side, ms)
+    game._note(at, ACT_ADD_TIME, side, ms, before, game.remaining(side, at))
     return OK
 
 
@@ -154,8 +173,9 @@ def set_moves(game, side, n, at):
         return err
     if not (isinstance(n, int) and 0 <= n <= MAX_SET_MOVES):
         return ERR_RANGE
+    before = game.moves[side]
     game.moves[side] = n
-    game._note(at, ACT_SET_MOVES, side, n)
+    game._note(at, ACT_SET_MOVES, side, n, before, n)
     return OK
 
 
@@ -166,8 +186,9 @@ def set_period(game, side, p, at):
         return err
     if not (isinstance(p, int) and 0 <= p <= game.controls[side].last()):
         return ERR_RANGE
+    before = game.period[side]
     game.period[side] = p
-    game._note(at, ACT_SET_PERIOD, side, p)
+    game._note(at, ACT_SET_PERIOD, side, p, before, p)
     return OK
 
 
@@ -183,8 +204,9 @@ def set_overtime(game, side, n, at):
         return ERR_NOT_APPLICABLE
     if not (isinstance(n, int) and 1 <= n <= count):
         return ERR_RANGE
+    before = game.ot_left[side]
     game.ot_left[side] = n
-    game._note(at, ACT_SET_OVERTIME, side, n)
+    game._note(at, ACT_SET_OVERTIME, side, n, before, n)
     return OK
 
 
@@ -209,6 +231,8 @@ def appendix_g4(game, requester, kind, at):
         or requester != game.running
     ):
         return ERR_NOT_APPLICABLE
+    other = 1 - requester
+    before = game.remaining(other, at)
     game._elapsed(at, 0)
     game._left(requester)
     if game._rm >= G4_LIMIT_MS:  # exactly: 119 999.999 ms is less than two minutes
@@ -224,11 +248,10 @@ def appendix_g4(game, requester, kind, at):
     game.g4_applied = True
     if kind == BONUS_DELAY:
         game._delay = True
-    other = 1 - requester
     game._elapsed(at, 0)
     game._left(other)
     _set_remaining(game, other, game._rm + G4_EXTRA_MS, game._ru)
-    game._note(at, ACT_G4, requester, kind)
+    game._note(at, ACT_G4, requester, kind, before, game.remaining(other, at))
     return OK
 
 
@@ -281,7 +304,7 @@ def finish(game, result, reason, at):
     game.result = result
     game.reason = reason
     game.state = FINISHED
-    game._note(at, ACT_FINISH, -1, result)
+    game._note(at, ACT_FINISH, -1, reason, RESULT_NONE, result)
     return OK
 
 
@@ -467,4 +490,59 @@ def restore_log(game, count, flat):
         game.log_used[i] = flat[3 * j + 1]
         game.log_left[i] = flat[3 * j + 2]
     game.log_count = count
+    return OK
+
+
+# ------------------------------------------------------------------ the corrections kept
+_ENTRY = const(6)  # ints of a saved correction: ply, action, side, value, before, after
+
+
+def corrections(game):
+    """The game's corrections (its arbiter log without pauses and resumes) as a flat list
+    of ints, the saved form: the count of corrections dropped from a full log (ACT_LOST,
+    engine.py), then six ints each, oldest first: ply, action, side, value, before, after
+    (the module doc's table). Allocates: for saving, while the clocks are stopped."""
+    flat = [0]
+    for e in game.arbiter_log:
+        a = e[1]
+        if a == ACT_LOST:
+            flat[0] = e[3]
+        elif a != ACT_PAUSE and a != ACT_RESUME:
+            flat.extend((e[4], a, e[2], e[3], e[5], e[6]))
+    return flat
+
+
+def restore_corrections(game, flat):
+    """Load corrections saved by corrections() into the game's arbiter log (after
+    restore(), which empties it); their instants restart at 0, as every past event's.
+    Returns OK, or ERR_RANGE and nothing changed: not a list of ints, a length that is not
+    1 + 6 per entry or beyond the log's capacity, an unknown action, a side that is not
+    -1, 0 or 1, a negative ply or one before an earlier entry's (the ply is not held to
+    the game's log_count: a log refused by restore_log leaves the corrections good)."""
+    try:
+        n = len(flat)
+    except TypeError:
+        return ERR_RANGE
+    if n < 1 or (n - 1) % _ENTRY or (n - 1) // _ENTRY > ARBITER_LOG_CAPACITY:
+        return ERR_RANGE
+    for v in flat:
+        if type(v) is not int or not -_INT32 - 1 <= v <= _INT32:
+            return ERR_RANGE
+    lost = flat[0]
+    if lost < 0 or (lost and (n - 1) // _ENTRY >= ARBITER_LOG_CAPACITY):
+        return ERR_RANGE
+    ply = 0
+    for j in range(1, n, _ENTRY):
+        p, a, side = flat[j], flat[j + 1], flat[j + 2]
+        if p < ply or not -1 <= side <= 1:
+            return ERR_RANGE
+        if a <= ACT_RESUME or a >= ACT_LOST:
+            return ERR_RANGE
+        ply = p
+    log = []
+    if lost:
+        log.append((0, ACT_LOST, -1, lost, 0, 0, 0))
+    for j in range(1, n, _ENTRY):
+        log.append((0, flat[j + 1], flat[j + 2], flat[j + 3], flat[j], flat[j + 4], flat[j + 5]))
+    game.arbiter_log = log
     return OK

@@ -69,9 +69,9 @@ class Files:
 
     def resumed(self, now):
         """The offered game was restored (ui): give it back what is kept beside its snapshot
-        (offer.take_in: identity, rules, move log). True when game.json must now take it
-        (it came from the journal: the caller saves it, save_game, which retires the
-        journal)."""
+        (offer.take_in: identity, rules, move log, corrections). True when game.json must
+        now take it (it came from the journal: the caller saves it, save_game, which retires
+        the journal)."""
         saved = self.resume
         self.resume = None
         if saved is None:

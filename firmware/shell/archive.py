@@ -84,6 +84,7 @@ def save(root, game, control, fs=os):
         "snap": game_state.snapshot(game),
         "opts": [int(game.freeze), int(game.inc_before), game.transition],
         "n": game.log_count,
+        "arb": game_state.corrections(game),
     }
     return settings_mod.save_game(root, state, fs, game.log_rows(True))
 
@@ -143,9 +144,25 @@ def write_record(root, game, fs=os, reason=-1):
     if game.reason & E.BY_DRAW_ODDS:
         extra["drawn_by"] = reason
         reason = "draw odds"
+    _corrections(game, extra)
     return gamelog.save_game_log(
         root, game.control.name, white, result, reason, _Moves(game), fs, game.ident, extra
     )
+
+
+def _corrections(game, extra):
+    """The record's keys of the arbiter's corrections (gamelog.py's format), when it made
+    any: "arbiter" one row each, "arbiter_lost" the count a full log dropped, "plies" the
+    half-moves of the whole game (a row's ply counts from its first)."""
+    import game_state  # here, not at boot: its code takes RAM only once a game is saved
+
+    flat = game_state.corrections(game)
+    if len(flat) == 1 and not flat[0]:
+        return
+    extra["plies"] = game.log_count
+    extra["arbiter"] = [flat[j : j + 6] for j in range(1, len(flat), 6)]
+    if flat[0]:
+        extra["arbiter_lost"] = flat[0]
 
 
 def record(root, game, control, fs=os):
@@ -176,6 +193,7 @@ def settle(root, game, saved, fs=os):
     game.set_ident(ident)
     if game.state == E.FINISHED:
         game_state.restore_log(game, saved["n"], saved["log"])  # refused: recorded without moves
+        game_state.restore_corrections(game, saved["arb"])  # refused: recorded without them
         if not recorded and write_record(root, game, fs) is None:
             return RESULT_UNSAVED
         settings_mod.clear_game(root, fs)

@@ -6,8 +6,9 @@ File format (tools read it; only add keys, never change one):
    "control": "<preset name or 'custom'>", "white": 0|1 (side that played
    White: 0 left, 1 right), "result": "1-0"|"0-1"|"1/2-1/2"|"*", "reason": "<short text>",
    "controls": {"white": <control>, "black": <control>}, ["final": {"white": ms, "black":
-   ms},] ["draw_odds": "white"|"black", "drawn_by": "<reason of the draw>",]
-   "moves": [[side, move_no, used_ms, left_ms], ...]}
+   ms},] ["draw_odds": "white"|"black", "drawn_by": "<reason of the draw>",] ["plies":
+   <half-moves of the whole game>, "arbiter": [[ply, action, side, value, before, after],
+   ...], "arbiter_lost": <count>,] "moves": [[side, move_no, used_ms, left_ms], ...]}
 "reason": "flag", "dead position", "on the board" (the arbiter entered the result of a game
 decided on the board: mate, resignation, agreed draw), "draw odds" (a drawn game that the
 control gave to one colour: "drawn_by" then says how it was drawn, one of the others),
@@ -16,7 +17,16 @@ after a power cut", "unreadable after a power cut" (archive.py). "final": both t
 the game ended (absent when it could not be restored). "controls": the control each colour
 played under, in the settings' form (settings.py: {"mode", "periods": [[time_s, moves,
 bonus, bonus_s], ...] [, "overtime": [count, time_s]]}); with time odds they differ.
-"draw_odds": the colour a draw was given to, when the control gave one. Older records have
+"draw_odds": the colour a draw was given to, when the control gave one. "arbiter": the
+arbiter's corrections, oldest first, in a game that had any (archive.py;
+docs/timing.md#the-arbiters-record): `ply` the half-moves of the game before it (0: before
+the first; the rows' ply counts from "plies" - len(moves), as the newest 600 are kept),
+`action` engine.py's ACT_* (3 time set, 4 time added, 5 moves set, 6 period set, 7 Appendix
+G.4, 8 result, 9 overtime counter set), `side` 0 left / 1 right (-1 for a result), `value`,
+`before`, `after` as game_state.py's table has them (times in ms as the clock showed them,
+counts, periods from 0; a result: value the reason code, after engine.RESULT_*);
+"arbiter_lost", only when not 0, the count of the oldest corrections a full log dropped
+(more than 64 in one game). Older records have
 none of these keys.
 used_ms and left_ms are the engine's exact times (to the us) each rounded to the nearest ms,
 so every row is within 0.5 ms of exact however long the game (engine.py).
@@ -195,7 +205,8 @@ def save_game_log(root, control_name, white, result, reason, moves, fs=os, ident
     [side, move_no, used_ms, left_ms] rows, or with a fifth item `ot` >= 0 in overtime
     games (ints; side 0/1, move_no and used_ms >= 0). `ident` is the game's identity
     (0..2**31-1), written as "id". `extra`: more header keys (a dict of JSON values:
-    "controls", "draw_odds", "drawn_by"), written before "moves".
+    "controls", "draw_odds", "drawn_by", "plies", "arbiter", "arbiter_lost"), written
+    before "moves".
     After a success only the KEEP_GAMES newest logs remain. On a full flash the oldest logs
     are deleted to make room (at most 3 of them), if `moves` can be iterated again (a list
     or tuple, not a generator)."""

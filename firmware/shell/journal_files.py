@@ -174,10 +174,12 @@ class Journal:
 
     def load(self, saved, n_presets):
         """The game the journal holds, as settings.load_game() gives a saved state (the
-        dict with "id", "control", "snap", "opts", "n", "log"), or None when it holds no
-        whole state. `saved`: what game.json holds (or None), the base of rows below the
-        head's n0 when its snapshot's tag is the head's base. "log" is None when a row is
-        missing. Never raises."""
+        dict with "id", "control", "snap", "opts", "n", "arb", "log"), or None when it
+        holds no whole state. `saved`: what game.json holds (or None), the base of rows
+        below the head's n0 when its snapshot's tag is the head's base, and of the arbiter's
+        corrections ("arb": the clock runs only between corrections, each saved in game.json
+        before the resume that started the journal; None without that base). "log" is None
+        when a row is missing. Never raises."""
         try:
             return self._load(saved, n_presets)
         except Exception:
@@ -201,7 +203,7 @@ class Journal:
         chunks = {}
         for c in J.chunks_for(n0, count, first):
             chunks[c] = storage.peek(self.path(_chunk(c)), 0, J.CHUNK_MAX, fs)
-        base_log = None
+        base_log = arb = None
         if (
             base
             and saved is not None
@@ -210,6 +212,7 @@ class Journal:
             and J.tag(saved["snap"]) == base
         ):
             base_log = saved["log"]
+            arb = saved["arb"]
         return {
             "v": 1,
             "id": ident,
@@ -217,6 +220,7 @@ class Journal:
             "snap": snap,
             "opts": opts,
             "n": count,
+            "arb": arb,
             "log": J.gather(ident, n0, count, first, rows, chunks, base_log),
             "base": base,
         }

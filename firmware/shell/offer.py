@@ -19,16 +19,20 @@ _REASON_UNREADABLE = const(6)
 def take_in(game, saved):
     """Give `game`, restored from the snapshot of `saved` (settings.load_game's form: from
     game.json or the journal), what is kept beside that snapshot: its identity, its rules
-    (freeze, increment timing, period transition: the settings may have been reset since)
-    and its move log. True when the log was taken; False: the times stand, the moves are
-    lost (the log does not fit the engine)."""
+    (freeze, increment timing, period transition: the settings may have been reset since),
+    its move log and the arbiter's corrections. True when both were taken; False: the
+    times stand, the moves or the corrections are lost (they do not fit the engine)."""
     import game_state  # here, not at boot: its code takes RAM only once a game is restored
 
     game.set_ident(saved["id"])
     opts = saved["opts"]
     if len(opts) >= 3 and opts[2] in (E.TRANSITION_MOVES, E.TRANSITION_FLAG):
         game.set_rules(opts[0], opts[1], opts[2])
-    return game_state.restore_log(game, saved["n"], saved["log"]) == E.OK
+    ok = game_state.restore_log(game, saved["n"], saved["log"]) == E.OK
+    arb = saved.get("arb")  # None: a journal without its base (journal_files)
+    if arb is not None and game_state.restore_corrections(game, arb) != E.OK:
+        ok = False  # the corrections lost
+    return ok
 
 
 def give_up(root, saved, fs=os):
@@ -51,6 +55,8 @@ def give_up(root, saved, fs=os):
         return archive.record(root, game, saved["control"], fs)
     game.set_ident(saved["id"])
     game_state.restore_log(game, saved["n"], saved["log"])  # refused: recorded without moves
+    if saved.get("arb") is not None:
+        game_state.restore_corrections(game, saved["arb"])  # refused: recorded without them
     if archive.write_record(root, game, fs, _REASON_UNREADABLE) is None:
         return False
     settings_mod.clear_game(root, fs)

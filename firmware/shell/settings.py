@@ -41,17 +41,21 @@ Integers are JSON integers: true/false or 4.0 are not a brightness, 1 is not a b
 Resume state (/game.json; written by archive.py while the clocks are stopped):
   {"v": 1, "id": <game identity, 0..2**31-1; 0 = none>, "control": <control as above>,
    "snap": [<game_state.snapshot() ints>], "opts": [freeze, inc_before, transition],
-   "n": <half-moves logged in the whole game>,
-   "log": [packed, used_ms, left_ms, ...]}
+   "n": <half-moves logged in the whole game>, "arb": [lost, ply, action, side, value,
+   before, after, ...], "log": [packed, used_ms, left_ms, ...]}
+"arb" holds the arbiter's corrections (game_state.corrections(): the count dropped from a
+full log, then six ints each; at most 1 + 6 * ARB_ENTRIES ints); files without it load
+with [0] (none).
 "log" holds the newest min(n, LOG_ROWS) half-moves, oldest first, three ints each in the
 engine ring's own form (packed = side | move_no << 1 | ot << 16, ot the overtime counter;
 Game.log_rows(True) / game_state.restore_log()). Files from before the log (no "id", "n", "log")
 load with 0, 0, [].
 The file is written in small chunks and parsed straight from flash (storage.read_json with
-stream=True), never held as one string: at most about 17 KB for a 600-half-move log
-(GAME_READ_LIMIT bounds it), about 11 KB for a typical one; parsing it at power-up
-allocates about 10 KB for 600 half-moves (measured under MicroPython 1.27: one list of
-1800 small ints and the state), freed once the game is resumed or declined.
+stream=True), never held as one string: at most about 17 KB for a 600-half-move log and
+5 KB for 64 corrections of the longest ints (GAME_READ_LIMIT bounds it), about 11 KB for a
+typical one; parsing it at power-up allocates about 10 KB for 600 half-moves (measured
+under MicroPython 1.27: one list of 1800 small ints and the state), freed once the game is
+resumed or declined.
 """
 
 import json
@@ -96,7 +100,9 @@ _MAX_SNAP = const(64)  # ints in a game snapshot
 LOG_ROWS = const(600)  # half-moves kept in the saved log: engine.LOG_CAPACITY
 GAME_READ_LIMIT = const(24576)  # bytes: a 600-row log of 10-digit times is ~17 KB
 _ROWS_PER_CHUNK = const(8)  # log rows per write (a small string each)
+_ARB_PER_CHUNK = const(18)  # "arb" ints per write: three corrections
 _MAX_OPTS = const(16)
+ARB_ENTRIES = const(64)  # corrections in "arb" at most: engine.ARBITER_LOG_CAPACITY
 _INT32 = const(0x7FFFFFFF)  # snapshot ints must fit in 32 bits
 _ANY_PRESET = const(256)  # preset bound when the caller gives none
 
@@ -341,7 +347,8 @@ def _check_state(obj, n_presets):
     opts = _int_list(obj.get("opts"), 0, _MAX_OPTS)
     ident = obj.get("id", 0)
     n = obj.get("n", 0)
-    if control is None or snap is None or opts is None:
+    arb = _int_list(obj.get("arb", [0]), 1, 1 + 6 * ARB_ENTRIES)
+    if control is None or snap is None or opts is None or arb is None:
         return None
     if not _is_int(ident) or not _is_int(n) or not 0 <= ident <= _INT32 or not 0 <= n <= _INT32:
         return None
@@ -352,6 +359,7 @@ def _check_state(obj, n_presets):
         "snap": snap,
         "opts": opts,
         "n": n,
+        "arb": arb,
     }
 
 
@@ -360,8 +368,8 @@ def _kept(n):
 
 
 def check_game(obj, n_presets=_ANY_PRESET):
-    """The resume state (see the module doc) as a normalized dict with every key ("id", "n"
-    and "log" default to 0, 0, []; other keys dropped), or None when `obj` is anything
+    """The resume state (see the module doc) as a normalized dict with every key ("id", "n",
+    "arb" and "log" default to 0, 0, [0], []; other keys dropped), or None when `obj` is anything
     else: "snap" 1..64 ints, "opts" 0..16 ints, "log" exactly 3 * min(n, LOG_ROWS) ints, all
     within 32 bits (the engine checks what they mean). Fresh lists, except "log": it is
     passed on as it is (up to 1800 ints; a copy would double them in RAM). Never raises."""
@@ -414,11 +422,18 @@ def _log_row(row):
 
 
 def _game_chunks(game, rows):
-    """The resume state's text in small pieces: the state, then the log rows a few at a
-    time. Raises ValueError when `rows` is not exactly min(n, LOG_ROWS) good rows, so the
-    write is abandoned (storage.write_atomic keeps the old file)."""
-    head = json.dumps(game)
-    yield head[:-1] + ', "log": ['  # json.dumps of a dict ends with its "}"
+    """The resume state's text in small pieces: the state, the arbiter's corrections and
+    the log rows a few at a time. Raises ValueError when `rows` is not exactly min(n,
+    LOG_ROWS) good rows, so the write is abandoned (storage.write_atomic keeps the old
+    file)."""
+    arb = game["arb"]  # up to 385 ints: in chunks too
+    state = dict(game)
+    del state["arb"]
+    head = json.dumps(state)
+    yield head[:-1] + ', "arb": ['  # json.dumps of a dict ends with its "}"
+    for i in range(0, len(arb), _ARB_PER_CHUNK):
+        yield ("," if i else "") + ",".join(["%d" % v for v in arb[i : i + _ARB_PER_CHUNK]])
+    yield '], "log": ['
     want = _kept(game["n"])
     count = 0
     part = []

@@ -130,17 +130,52 @@ class FeedLines(unittest.TestCase):
         lines = [fields(x) for x in p.lines()]
         self.assertEqual([x[1] for x in lines], list("GTATATATFTATE"))
         a = [x[2] for x in lines if x[1] == "A"]
+        # action side value at_ms ply before after: the right's 6 s shown set to 3 s after
+        # the first press (no half-move logged), the result (1 left wins) with its reason 1
         pause, correct, resume, finish = (
-            [1, 1, 0, 4_000],
-            [3, 1, 3_000, 4_100],
-            [2, 1, 0, 5_000],
-            [8, -1, 1, 9_000],
+            [1, 1, 0, 4_000, 0, 0, 0],
+            [3, 1, 3_000, 4_100, 0, 6_000, 3_000],
+            [2, 1, 0, 5_000, 0, 0, 0],
+            [8, -1, 1, 9_000, 0, 0, E.RESULT_LEFT_WINS],
         )
         self.assertEqual(a, [pause, correct, resume, finish])
         flag = [x[2] for x in lines if x[1] == "F"][0]
         self.assertEqual(flag, [1, 1, 8_000, 0])
         self.assertEqual(lines[-1][2], [E.RESULT_LEFT_WINS, 1, 1])
         self.assertEqual([x[0] for x in lines], list(range(len(lines))))
+
+    def test_corrections_beyond_a_steps_lines_go_at_the_next_steps(self):
+        g, f, p = self.game(from_seconds(MODE_COUNTDOWN, [[600, 0, 0, 0]])), F.Feed(), Port()
+        g.press(0, 0)
+        g.press(1, 1_000)
+        f.step(1_000, g, p)
+        g.pause(2_000)
+        for k in range(12):  # more than a step's LINES_MAX
+            game_state.set_moves(g, 0, k + 5, 2_000)
+        for t in (2_000, 2_100, 2_200):
+            f.step(t, g, p)
+        a = [x[2] for x in (fields(x) for x in p.lines()) if x[1] == "A"]
+        self.assertEqual(a[0], [1, 0, 0, 2_000, 1, 0, 0])
+        want = [[5, 0, k + 5, 2_000, 1, k + 4 if k else 0, k + 5] for k in range(12)]
+        self.assertEqual(a[1:], want)
+        self.assertEqual(f.dropped, 0)
+
+    def test_a_restored_game_sends_its_corrections(self):
+        g = self.game(from_seconds(MODE_COUNTDOWN, [[600, 0, 0, 0]]))
+        g.press(0, 0)
+        g.press(1, 1_000)
+        g.pause(2_000)
+        game_state.set_time(g, 0, 300_000, 2_000)
+        game_state.add_time(g, 1, 120_000, 2_000)
+        h = E.Game(g.control)  # the power-up's game: restored with its corrections
+        game_state.restore(h, game_state.snapshot(g))
+        game_state.restore_corrections(h, game_state.corrections(g))
+        f, p = F.Feed(), Port()
+        f.step(0, h, p)
+        a = [x[2] for x in (fields(x) for x in p.lines()) if x[1] == "A"]
+        self.assertEqual(
+            a, [[3, 0, 300_000, 0, 1, 599_000, 300_000], [4, 1, 120_000, 0, 1, 599_000, 719_000]]
+        )
 
     def test_byoyomi_period_lines(self):
         control = from_seconds(MODE_BYOYOMI, [[2, 0, 0, 0]], overtime=[3, 1])

@@ -217,8 +217,10 @@ class Files(unittest.TestCase):
     def test_a_journal_that_continues_a_saved_game_takes_its_first_rows_from_it(self):
         g, t, u = running(12)
         g.pause(t + 100)
+        game_state.set_time(g, g.running, 61_000, t + 100)  # a correction while paused
         snap = game_state.snapshot(g)
-        saved = {"id": IDENT, "n": 12, "snap": snap, "log": flat_log(g)}
+        arb = game_state.corrections(g)
+        saved = {"id": IDENT, "n": 12, "snap": snap, "log": flat_log(g), "arb": arb}
         g.resume(t + 60_000)
         j = journal_files.Journal(self.root)
         j.start(g, {"preset": 5}, (12, J.tag(snap)))
@@ -229,9 +231,12 @@ class Files(unittest.TestCase):
         got = j.load(saved, presets.COUNT)
         self.assertEqual(got["log"], flat_log(g))
         self.assertEqual(got["base"], J.tag(snap))
+        self.assertEqual(got["arb"], arb)  # the base's corrections: the game's
+        self.assertEqual(arb[1:4], [12, E.ACT_SET_TIME, g.white])
         other = dict(saved)
         other["snap"] = snap[:4] + [snap[4] + 1] + snap[5:]  # saved again since: not the base
         self.assertIsNone(j.load(other, presets.COUNT)["log"])
+        self.assertIsNone(j.load(other, presets.COUNT)["arb"])
 
 
 if __name__ == "__main__":

@@ -405,6 +405,7 @@ class TestGameState(unittest.TestCase):
             "snap": [0, 1, -5, 2**31 - 1],
             "opts": [1, 0],
             "n": 2,
+            "arb": [0],
             "log": [3, 1_000, 60_000, 2, 2_000, 59_000],
         }
 
@@ -417,10 +418,20 @@ class TestGameState(unittest.TestCase):
 
     def test_a_file_from_before_the_log_loads_with_no_log(self):
         g = self.game()
-        for key in ("id", "n", "log"):
+        for key in ("id", "n", "log", "arb"):
             del g[key]
-        want = dict(g, id=0, n=0, log=[])
+        want = dict(g, id=0, n=0, log=[], arb=[0])
         self.assertEqual(check_game(g), want)
+
+    def test_the_arbiters_corrections_are_kept_and_checked(self):
+        g = self.game()
+        g["arb"] = [2, 1, 3, 0, 60_000, 61_000, 60_000]
+        self.assertEqual(check_game(g), g)
+        g["arb"] = [0] + [1, 3, 0, 0, 0, 0] * settings.ARB_ENTRIES
+        self.assertEqual(check_game(g), g)
+        for bad in ([], None, "x", [0, 1.5], [True], [0] * (2 + 6 * settings.ARB_ENTRIES)):
+            g["arb"] = bad
+            self.assertIsNone(check_game(g), bad)
 
     def test_the_log_holds_the_newest_600_half_moves(self):
         g = self.game()

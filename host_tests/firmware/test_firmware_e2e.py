@@ -453,7 +453,7 @@ def test_arbiter_corrects_times_while_paused(clock, tmp_path):
     tap(clock, "play")  # apply and leave
     assert clock.displays() == (countdown(left + 57_000), (" 543", True))
     assert (g.state, g.running) == (2, 0)
-    assert [a[1:] for a in g.arbiter_log[-2:]] == [(3, 0, left + 57_000), (3, 1, 343_000)]
+    assert [a[1:4] for a in g.arbiter_log[-2:]] == [(3, 0, left + 57_000), (3, 1, 343_000)]
     saved = flash_json(tmp_path, "game.json")["snap"]
     # main times at the start of the move, less the part of the left's move already played
     assert [saved[12] - saved[4], saved[13]] == [left + 57_000, 343_000]
@@ -681,7 +681,7 @@ def test_arbiter_adds_two_minutes(clock, tmp_path):
     clock.run_ms(2_000)
     long_set(clock)
     assert clock.display(0) == (" 700", True)
-    assert [a[1:] for a in game(clock).arbiter_log[-1:]] == [(4, 0, 120_000)]
+    assert [a[1:4] for a in game(clock).arbiter_log[-1:]] == [(4, 0, 120_000)]
 
 
 def test_arbiter_lifts_a_fallen_flag(clock, tmp_path):

@@ -123,7 +123,7 @@ def test_byoyomi_game_into_overtime(clock, tmp_path):
     assert texts(clock) == ("rby ", "   3")
     tap(clock, "play")
     assert g.ot_left[1] == 3
-    assert g.arbiter_log[-1][1:] == (E.ACT_SET_OVERTIME, 1, 3)
+    assert g.arbiter_log[-1][1:4] == (E.ACT_SET_OVERTIME, 1, 3)
     snap = flash_json(tmp_path, "game.json")["snap"]
     assert (snap[0], snap[24:26]) == (3, [3, 3])  # version 3: the us parts follow
     assert texts(clock) == ("by 3", "by 3")

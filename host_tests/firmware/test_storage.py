@@ -433,6 +433,7 @@ def game(half_moves=0):
         "snap": list(range(40)),
         "opts": [1, 0, 1],
         "n": half_moves,
+        "arb": [0],
         "log": log,
     }
 
@@ -461,6 +462,8 @@ def test_a_600_row_log_is_streamed_out_and_read_back_beyond_the_read_limit():
     g = game(700)
     for i in range(0, len(g["log"]), 3):  # 5-digit move numbers, 10-digit times: the most
         g["log"][i : i + 3] = [0xFFFF - i, 2**31 - 1 - i, 2**31 - 1]
+    # and 64 corrections of the longest ints ("arb" streams too)
+    g["arb"] = [2**31 - 1] + [-(2**31), 9, -1, -(2**31), -(2**31), -(2**31)] * settings.ARB_ENTRIES
     assert save("/", g, fs)
     text = fs.files["/game.json"]
     assert storage.READ_LIMIT < len(text) < settings.GAME_READ_LIMIT

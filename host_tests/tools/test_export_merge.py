@@ -153,10 +153,13 @@ def assert_times(game, record, first_ply=0, count=None):
 
 
 def without_clock(game):
-    """The game as the scoresheet had it: the clock's comments and tags taken out."""
-    for node in game.mainline():
-        node.set_clock(None)
-        node.set_emt(None)
+    """The game as the scoresheet had it: the clock's comments and tags taken out (the
+    arbiter's corrections come last in a comment)."""
+    for node in [game, *game.mainline()]:
+        if node is not game:
+            node.set_clock(None)
+            node.set_emt(None)
+        node.comment = re.sub(r"\s*Arbiter: .*$", "", node.comment, flags=re.S)
     for tag in ADDED:
         if tag in game.headers:
             del game.headers[tag]

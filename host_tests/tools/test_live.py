@@ -30,6 +30,7 @@ from test_usb_guard import boot, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 
+import game_record  # noqa: E402
 import live  # noqa: E402
 import live_feed  # noqa: E402
 
@@ -130,6 +131,44 @@ def test_the_state_shows_the_displayed_times_at_sampled_instants(tmp_path):
     assert [live_feed.display_text(t, True) for t in view["times"]] == [
         clock.display(s)[0] for s in (0, 1)
     ]
+
+
+def test_the_live_pgn_says_what_the_arbiter_corrected_as_the_record_does(tmp_path):
+    link = Linked(tmp_path)
+    clock = link.clock
+    clock.press("left")  # right has White
+    play_moves(clock, 4, 1_000)
+    tap(clock, "play")  # pause on White's 3rd move
+    tap(clock, "set", 2_300)  # arbiter menu: the left's time
+    tap(clock, "plus")  # + 1 min
+    tap(clock, "play")  # apply and leave
+    tap(clock, "play")  # resume
+    play_moves(clock, 2, 1_000)
+    live_rec = link.boards[0].game.record()
+    (entry,) = live_rec["arbiter"]
+    assert entry[:3] == [4, 3, 0] and entry[5] == entry[4] + 60_000  # after 2...: Black's
+    text = game_record.arbiter_text(live_rec, entry)
+    assert text.startswith("Arbiter: Black (left) time set ")
+    nodes = list(chess.pgn.read_game(io.StringIO(link.pgn())).mainline())
+    assert nodes[3].comment.endswith(text) and "Arbiter" not in nodes[4].comment
+    flag_and_result(clock)
+    rec = record(tmp_path)
+    assert link.boards[0].game.record()["arbiter"] == rec["arbiter"]  # the result's too
+    assert [e[1] for e in rec["arbiter"]] == [3, 8]
+
+
+def test_corrections_sent_again_after_a_power_up_are_kept_once():
+    b = live_feed.BoardGame()
+    for raw in (
+        b"#CLK1 1 A 1 0 0 500 4 0 0 *",
+        b"#CLK1 2 A 3 0 90000 600 4 50000 90000 *",
+        b"#CLK1 3 A 3 0 90000 0 4 50000 90000 *",  # restored: its instant restarts at 0
+        b"#CLK1 4 A 10 -1 2 0 0 0 0 *",
+    ):
+        b.apply(live_feed.parse_line(raw), 1.0)
+    rec = b.record()
+    assert rec["arbiter"] == [[4, 3, 0, 90000, 50000, 90000]]
+    assert rec["arbiter_lost"] == 2
 
 
 MOVES_6 = '[Event "e-board"]\n[White "A"]\n[Black "B"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n'

@@ -22,7 +22,11 @@ This tool owns turning those files into, per game, in --out (default ./games):
              writes it, in games with time odds),
   gNNN.png   both players' remaining time per move,
 and all.pgn, every exported game in one file, oldest first (the numbers wrap round at
-999, so the order is worked out from the gap in the numbering, as the clock does).
+999, so the order is worked out from the gap in the numbering, as the clock does). The
+arbiter's corrections a record holds are in its PGN, a comment after the half-move each
+followed ({Arbiter: White (left) time set 0:30:07 -> 0:15:07}; game_record.arbiter_text),
+and in arbiter.csv, one row each for every exported game (ARBITER_FIELDS; written when a
+game has any).
 With --moves FILE also FILE-clock.pgn (FILE's name without .pgn): every game of FILE in
 FILE's order, with the clock's times where its record fits (tools/export/pgn_merge.py says when,
 and what is done when it does not; tools/export/pgn_scoresheet.py what is refused in FILE). The
@@ -66,12 +70,16 @@ paths.install(core=True)
 import flash  # noqa: E402
 import pgn_merge  # noqa: E402
 from game_record import (  # noqa: E402, F401  (the names this tool has always offered)
+    ACTIONS,
     COLOURS,
     RESULTS,
     SIDES,
     GameError,
     Row,
+    arbiter_notes,
+    arbiter_text,
     clock_text,
+    first_ply,
     game_rows,
     parse_game,
     time_odds,
@@ -84,6 +92,22 @@ TMP_NAME = re.compile(r"g\d{3}\.json\.tmp")  # a record a power cut left before 
 CSV_FIELDS = ("ply", "side", "colour", "move_no", "used_ms", "left_ms", "clk")
 OVERTIME_FIELD = "overtime"  # CSV column of byo-yomi / Canadian games
 CONTROL_FIELD = "control"  # CSV column of games with time odds: the mover's TimeControl
+ARBITER_CSV = "arbiter.csv"
+# game: gNNN; ply: half-moves before the correction; move: the half-move it followed (as
+# 12... ; empty before the first); side, colour of the player it concerns (empty: none);
+# action: game_record.ACTIONS's; value, before, after: the record's ints; text: the comment
+ARBITER_FIELDS = (
+    "game",
+    "ply",
+    "move",
+    "side",
+    "colour",
+    "action",
+    "value",
+    "before",
+    "after",
+    "text",
+)
 SPAN = 1000  # the clock numbers its logs 000..999, then wraps
 PGN_LINE = 79  # PGN export format keeps movetext lines under 80 characters
 PLOT_SIZE_IN = (8.0, 4.5)
@@ -103,9 +127,13 @@ def _wrap(tokens, width=PGN_LINE):
     return lines
 
 
-def movetext_tokens(rows, null_moves=False):
-    """PGN movetext for the log, without the result (see the module docstring)."""
-    tokens = []
+def movetext_tokens(rows, null_moves=False, notes=None, first=0):
+    """PGN movetext for the log, without the result (see the module docstring). `notes`:
+    {ply: [text, ...]} (game_record.arbiter_notes), each a comment after the half-move
+    `ply` of the whole game, the log's first row being half-move `first` + 1; those before
+    it lead the movetext."""
+    notes = notes or {}
+    tokens = ["{%s}" % t for p in sorted(notes) if p <= first for t in notes[p]]
     previous = None
     for row in rows:
         white = row.colour == "white"
@@ -121,13 +149,17 @@ def movetext_tokens(rows, null_moves=False):
             elif not follows_white:
                 tokens.append("%d..." % row.move_no)
             tokens += ["--", "{[%%clk %s]}" % row.clk]
+        tokens += ["{%s}" % t for t in notes.get(first + row.ply, ())]
         previous = row
-    return tokens
+    last = first + len(rows)
+    return tokens + ["{%s}" % t for p in sorted(notes) if p > last for t in notes[p]]
 
 
 def pgn_text(game, name, null_moves=False):
     """The movesless PGN of one game: pgn_headers.movesless_tags(), then the movetext."""
-    tokens = movetext_tokens(game_rows(game), null_moves) + [game["result"]]
+    rows = game_rows(game)
+    notes = arbiter_notes(game)
+    tokens = movetext_tokens(rows, null_moves, notes, first_ply(game)) + [game["result"]]
     tags = [tag_line(k, v) for k, v in movesless_tags(game, name)]
     return "\n".join(tags + [""] + _wrap(tokens)) + "\n"
 
@@ -146,6 +178,48 @@ def csv_text(game):
     for r in rows:
         row = tuple(r) if overtime else tuple(r)[: len(CSV_FIELDS)]
         writer.writerow(row + ((controls[r.colour],) if odds else ()))
+    return buf.getvalue()
+
+
+def arbiter_rows(game, stem):
+    """The rows of arbiter.csv for one game (ARBITER_FIELDS), oldest first."""
+    rows = game_rows(game)
+    first = first_ply(game)
+    out = []
+    for entry in game.get("arbiter", []):
+        ply, action, side, value, before, after = entry
+        k = ply - first
+        move = ""
+        if 1 <= k <= len(rows):
+            r = rows[k - 1]
+            move = "%d%s" % (r.move_no, "." if r.colour == "white" else "...")
+        colour = ""
+        if side in (0, 1):
+            colour = COLOURS[0] if side == game["white"] else COLOURS[1]
+        out.append(
+            (
+                stem,
+                ply,
+                move,
+                SIDES[side] if side in (0, 1) else "",
+                colour,
+                ACTIONS.get(action, str(action)),
+                value,
+                before,
+                after,
+                arbiter_text(game, entry),
+            )
+        )
+    return out
+
+
+def arbiter_csv_text(games):
+    """arbiter.csv for [(stem, game), ...]: a header row, then every correction."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(ARBITER_FIELDS)
+    for stem, game in games:
+        writer.writerows(arbiter_rows(game, stem))
     return buf.getvalue()
 
 
@@ -350,7 +424,7 @@ def export_files(paths, out_dir, null_moves=False, moves=None):
     if moves is not None:
         merged, texts, problems, lines = merge_moves(records, moves)
         (out_dir / (moves.path.stem + "-clock.pgn")).write_text("\n".join(texts))
-    exported, skipped, pgns = [], [], []
+    exported, skipped, pgns, corrected = [], [], [], []
     for record in records:
         if record.game is None:
             skipped.append("%s skipped: %s" % (record.file, record.problem))
@@ -362,8 +436,12 @@ def export_files(paths, out_dir, null_moves=False, moves=None):
         write_plot(game, stem, out_dir / (stem + ".png"))
         pgns.append(pgn)
         exported.append(stem)
+        if game.get("arbiter"):
+            corrected.append((stem, game))
     if pgns:
         (out_dir / "all.pgn").write_text("\n".join(pgns))
+    if corrected:
+        (out_dir / ARBITER_CSV).write_text(arbiter_csv_text(corrected))
     return Report(exported, skipped + problems, lines)
 
 

@@ -23,7 +23,21 @@ With time odds a record also has, before "moves":
       [, "overtime": [count, time_s]]} (firmware/shell/settings.py); with time odds they differ;
   "draw_odds": "white" | "black"         the colour the control gave a draw to;
   "drawn_by": "<reason>"                 with reason "draw odds": how the game was drawn.
-Older records have none of them (control_of() then returns None). A game resumed after a
+Older records have none of them (control_of() then returns None).
+
+With the arbiter's corrections (a game that had any), before "moves":
+  "plies": N                             the half-moves of the whole game;
+  "arbiter": [[ply, action, side, value, before, after], ...]   each correction, oldest
+      first: `ply` the half-moves before it (0: before the first), `action` 3 time set,
+      4 time added, 5 moves set, 6 period set, 7 Appendix G.4, 8 result entered, 9
+      overtime counter set; `side` 0 left / 1 right (-1: a result); times in ms as the
+      clock showed them, counts, periods from 0; G.4: value the bonus kind (1 increment,
+      3 delay), before / after the opponent's time; a result: value the reason code (1
+      flag, 2 dead position, 3 on the board, + 256 draw odds), after the result (1 left
+      wins, 2 right wins, 3 draw);
+  "arbiter_lost": K                      the oldest K corrections a full log dropped.
+arbiter_notes() gives each its text; docs/export.md shows where the export puts them.
+A game resumed after a
 power cut holds every move, before and after the cut; a game of more than 600 half-moves
 keeps its newest 600 (engine.LOG_CAPACITY), so its first row is then not move 1.
 
@@ -97,6 +111,7 @@ def parse_game(text):
     if not isinstance(game["moves"], list):
         raise GameError("'moves' is not a list")
     _check_odds(game)
+    _check_arbiter(game)
     for i, move in enumerate(game["moves"]):
         if not (isinstance(move, list) and len(move) in (4, 5) and all(_is_int(v) for v in move)):
             raise GameError(
@@ -106,6 +121,21 @@ def parse_game(text):
         if side not in (0, 1) or move_no < 0 or used_ms < 0 or min(move[4:] + [0]) < 0:
             raise GameError("move %d is out of range: %r" % (i + 1, move))
     return game
+
+
+def _check_arbiter(game):
+    """The keys of the arbiter's corrections (see the module doc), where present."""
+    for key in ("plies", "arbiter_lost"):
+        if key in game and not (_is_int(game[key]) and game[key] >= 0):
+            raise GameError("%r is not a count: %r" % (key, game[key]))
+    entries = game.get("arbiter", [])
+    if not isinstance(entries, list):
+        raise GameError("'arbiter' is not a list")
+    for i, e in enumerate(entries):
+        if not (isinstance(e, list) and len(e) == 6 and all(_is_int(v) for v in e)):
+            raise GameError("correction %d is not 6 ints: %r" % (i + 1, e))
+        if e[0] < 0 or e[2] not in (-1, 0, 1):
+            raise GameError("correction %d is out of range: %r" % (i + 1, e))
 
 
 def _check_control(c, what):
@@ -165,3 +195,95 @@ def game_rows(game):
             )
         )
     return rows
+
+
+# ------------------------------------------------------------------ the arbiter's corrections
+ACTIONS = {
+    3: "time set",
+    4: "time added",
+    5: "moves set",
+    6: "period set",
+    7: "Appendix G.4",
+    8: "result",
+    9: "overtime counter set",
+}
+REASONS = {1: "flag", 2: "dead position", 3: "on the board"}  # firmware/core/engine.py REASON_*
+BY_DRAW_ODDS = 256
+BONUSES = {1: "5 s increment", 3: "5 s delay"}  # timecontrol.BONUS_FISCHER, BONUS_DELAY
+
+
+def exact_clock(ms):
+    """ms -> 'H:MM:SS', with '.mmm' when the time is not whole seconds: the arbiter's
+    corrections are written to the ms (a %clk truncates)."""
+    text = clock_text(ms)
+    return text + ".%03d" % (ms % 1000) if ms > 0 and ms % 1000 else text
+
+
+def first_ply(game):
+    """The half-moves of the game before the record's first row (0 unless the game had
+    more than the 600 the clock keeps: "plies" - len(moves))."""
+    return max(0, game.get("plies", len(game["moves"])) - len(game["moves"]))
+
+
+def _player(game, side):
+    colour = "White" if side == game["white"] else "Black"
+    return "%s (%s)" % (colour, SIDES[side])
+
+
+def _result_text(game, result):
+    if result == 3:
+        return "1/2-1/2"
+    winner = 0 if result == 1 else 1
+    return "1-0" if winner == game["white"] else "0-1"
+
+
+def arbiter_text(game, entry):
+    """The text of one correction (the module doc's entry), as the PGN comment and the
+    CSV's `text` have it: 'Arbiter: White (left) time set 0:30:07 -> 0:15:07'."""
+    _ply, action, side, value, before, after = entry
+    what = ACTIONS.get(action, "action %d" % action)
+    if action == 8:
+        reason = REASONS.get(value & ~BY_DRAW_ODDS, "arbiter")
+        if value & BY_DRAW_ODDS:
+            reason = "draw odds, drawn by %s" % reason
+        return "Arbiter: result %s (%s)" % (_result_text(game, after), reason)
+    if side not in (0, 1):
+        return "Arbiter: %s %d -> %d" % (what, before, after)
+    who = _player(game, side)
+    if action == 3:
+        return "Arbiter: %s time set %s -> %s" % (who, exact_clock(before), exact_clock(after))
+    if action == 4:
+        sign = "+" if value >= 0 else "-"
+        return "Arbiter: %s time %s%s, %s -> %s" % (
+            who,
+            sign,
+            exact_clock(abs(value)),
+            exact_clock(before),
+            exact_clock(after),
+        )
+    if action == 7:
+        return "Arbiter: Appendix G.4 asked by %s, %s for both; %s time %s -> %s" % (
+            who,
+            BONUSES.get(value, "bonus %d" % value),
+            _player(game, 1 - side),
+            exact_clock(before),
+            exact_clock(after),
+        )
+    if action == 6:
+        return "Arbiter: %s period %d -> %d" % (who, before + 1, after + 1)
+    if action == 5:
+        return "Arbiter: %s moves %d -> %d" % (who, before, after)
+    return "Arbiter: %s %s %d -> %d" % (who, what, before, after)
+
+
+def arbiter_notes(game):
+    """{ply: [text, ...]}: each correction's text (arbiter_text) by the half-move it
+    followed (0: before the first), oldest first; the count a full log dropped, when any,
+    as a note at ply 0."""
+    notes = {}
+    lost = game.get("arbiter_lost", 0)
+    if lost:
+        notes[0] = ["Arbiter: %d earlier correction(s) not kept (more than the clock's 64)" % lost]
+    for entry in game.get("arbiter", []):
+        notes.setdefault(entry[0], []).append(arbiter_text(game, entry))
+    return notes

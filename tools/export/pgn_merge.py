@@ -38,7 +38,9 @@ With either, the times are written where the presses fall on moves, and what is 
 whole seconds truncated (H:MM:SS), so python-chess reads back node.clock() ==
 left_ms // 1000 and node.emt() == used_ms // 1000. A scoresheet's own %clk/%emt on a move
 that gets the clock's time is replaced; on the other moves it stays, as do every comment,
-NAG and variation (the clock's times go on the mainline only).
+NAG and variation (the clock's times go on the mainline only). The arbiter's corrections
+the record holds become comments after the moves their presses fell on
+(arbiter_comments).
 """
 
 import re
@@ -46,7 +48,7 @@ from typing import NamedTuple
 
 import chess.pgn
 import pgn_headers
-from game_record import clock_seconds, clock_text, game_rows
+from game_record import arbiter_notes, clock_seconds, clock_text, first_ply, game_rows
 
 DISAGREE_S = 60  # the scoresheet's own %clk this far from the clock's: they do not fit
 RECORD_NAME = re.compile(r"(g\d{3})(?:\.json(?:\.tmp)?)?")
@@ -330,9 +332,40 @@ def merge(sheet, game, name, number, choice):
     for ply, row in pairs:
         ply.node.set_clock(clock_seconds(row.left_ms))
         ply.node.set_emt(clock_seconds(row.used_ms))
+    arbiter_comments(sheet.game, game, pairs)
     notes = pgn_headers.merge_tags(sheet.game.headers, game, name) + notes
     pgn_headers.note_tags(sheet.game.headers, notes)
     return Merge(write(sheet.game), len(pairs), notes, problems)
+
+
+def _comment(node, text):
+    """`text` after the node's comment, unless it has it (a merged file merged again)."""
+    if not node.comment:
+        node.comment = text
+    elif text not in node.comment:
+        node.comment = node.comment + " " + text
+
+
+def arbiter_comments(root, game, pairs):
+    """The record's arbiter corrections (game_record.arbiter_notes) as comments in the
+    game `root` (python-chess): each after the move its press fell on (before the first
+    paired move: after the move before it, or the game's own comment); one whose
+    half-move has no move (no clock times were written, or it falls outside them) goes in
+    the game's comment, saying after which of the clock's half-moves it came."""
+    notes = arbiter_notes(game)
+    if not notes:
+        return
+    first = first_ply(game)
+    nodes = {row.ply: ply.node for ply, row in pairs}
+    if pairs:
+        nodes[pairs[0][1].ply - 1] = pairs[0][0].node.parent
+    for p in sorted(notes):
+        node = nodes.get(p - first)
+        for text in notes[p]:
+            if node is None:
+                _comment(root, "%s (after the clock's half-move %d)" % (text, p))
+            else:
+                _comment(node, text)
 
 
 def without_record(sheet, why):

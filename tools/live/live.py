@@ -66,6 +66,7 @@ paths.install(core=True)
 
 import chess.pgn  # noqa: E402
 import export_games  # noqa: E402
+import game_record  # noqa: E402
 import live_feed  # noqa: E402
 import pgn_headers  # noqa: E402
 from pgn_scoresheet import decode, read_sheets  # noqa: E402
@@ -273,9 +274,13 @@ class Hub:
                 tags.append(("ReferenceTime", "%s/%s" % (on_move, utc_text(self.wall()))))
         return rec, tags
 
-    def null_movetext(self, board, result):
+    def null_movetext(self, board, result, rec):
+        """The null-move movetext of a board's game: each half-move `--` with its %clk,
+        the arbiter's corrections of the record `rec` (game_record.arbiter_notes) a comment
+        after the half-move each followed, as the export writes them."""
         g = board.game
-        tokens = []
+        notes = game_record.arbiter_notes(rec)
+        tokens = ["{%s}" % t for t in notes.get(0, ())]
         for ply in range(1, g.plies + 1):
             if ply % 2:
                 tokens.append("%d." % ((ply + 1) // 2))
@@ -283,6 +288,8 @@ class Hub:
             m = g.moves.get(ply)
             if m is not None:
                 tokens.append("{[%%clk %s]}" % live_feed.clock_hms(m[3]))
+            tokens += ["{%s}" % t for t in notes.get(ply, ())]
+        tokens += ["{%s}" % t for p in sorted(notes) if p > g.plies for t in notes[p]]
         return "\n".join(export_games._wrap(tokens + [result]))
 
     def _read_moves(self):
@@ -356,7 +363,7 @@ class Hub:
                 games.append(str(pgn).strip() + "\n")
                 continue
             head = "\n".join(pgn_headers.tag_line(k, v) for k, v in tags)
-            games.append(head + "\n\n" + self.null_movetext(board, rec["result"]) + "\n")
+            games.append(head + "\n\n" + self.null_movetext(board, rec["result"], rec) + "\n")
         return "\n".join(games)
 
     def write_pgn(self):

@@ -15,7 +15,7 @@ export's code (pgn_headers, pgn_merge) reads it as it reads games/gNNN.json;
 from typing import NamedTuple
 
 PREFIX = b"#CLK1 "
-FIELDS = {"G": 6, "M": 7, "A": 4, "P": 4, "F": 4, "T": 14, "E": 3}
+FIELDS = {"G": 6, "M": 7, "A": 7, "P": 4, "F": 4, "T": 14, "E": 3}
 SEQ_SPAN = 100_000
 
 READY, RUNNING, PAUSED, FLAGGED, FINISHED = range(5)
@@ -42,6 +42,7 @@ ACTIONS = {
     8: "finish",
     9: "set overtime",
 }
+ACT_LOST = 10  # engine.ACT_LOST: value counts the corrections a full log dropped
 
 
 class Line(NamedTuple):
@@ -124,6 +125,10 @@ class BoardGame:
         self.plies = 0  # half-moves the clock has logged
         self.result = None  # (result, reason, white) of the E line
         self.events = []  # (host instant, text) of pauses, corrections, flags, periods
+        # the corrections, [ply, action, side, value, before, after] each, as the record
+        # keeps them (gamelog.py), in the order they came; lost: the count a full log dropped
+        self.arbiter = []
+        self.arbiter_lost = 0
         self.last_seq = None
         self.lost = 0  # lines the sequence numbers say were dropped
         self.heard = None  # host instant of the last line
@@ -176,7 +181,12 @@ class BoardGame:
             self.flags, self.first_flag, self.plies = flags, first, plies
             self.at = now
         elif k == "A":
-            action, side, value, _at = f
+            action, side, value, _at, ply, before, after = f
+            entry = [ply, action, side, value, before, after]
+            if action == ACT_LOST:
+                self.arbiter_lost = max(self.arbiter_lost, value)
+            elif action > 2 and entry not in self.arbiter:  # sent again after a power-up
+                self.arbiter.append(entry)
             what = ACTIONS.get(action, "action %d" % action)
             if action in (3, 4):
                 what += " %s %s" % (("left", "right")[side], clock_hms(value))
@@ -270,6 +280,11 @@ class BoardGame:
             "reason": self.reason_text(),
             "moves": [self.moves[p] for p in sorted(self.moves)],
         }
+        if self.arbiter:
+            game["plies"] = self.plies
+            game["arbiter"] = sorted(self.arbiter, key=lambda e: e[0])
+        if self.arbiter_lost:
+            game["arbiter_lost"] = self.arbiter_lost
         controls = self.controls()
         if controls is not None:
             game["controls"] = controls
