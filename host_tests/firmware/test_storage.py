@@ -777,7 +777,7 @@ near_settings = st.dictionaries(
 def test_validate_never_raises_and_is_idempotent(raw, n_presets):
     s, problems = settings.validate(raw, n_presets)
     assert isinstance(s, dict) and isinstance(problems, dict)
-    assert sorted(s) == sorted(KEYS + ["control"])
+    assert sorted(s) == sorted(KEYS + ["control", "kept"])
     assert settings.validate(s, n_presets) == (s, {})
     assert json.loads(json.dumps(s)) == s  # always saveable
     for key, value in s.items():
