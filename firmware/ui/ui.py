@@ -34,13 +34,8 @@ import battery
 import engine as E
 import presets
 from micropython import const
-from ui_arbiter import ArbiterMenu
-from ui_choose import PresetChooser
-from ui_custom import CustomEditor
 from ui_game import GameScreen
-from ui_material import MaterialEntry
 from ui_prompt import Messages, ResumeOffer
-from ui_settings import SettingsMenu
 
 # Buttons and kinds: the same codes as buttons.py
 PLAY = const(0)
@@ -89,30 +84,41 @@ class Ui:
         self.battery_low = False  # the warning: the ready screen blinks `bAt  Lo`
         self.repeats = 0  # REPEATs of the key held now (ui_base.stepped), 0 for a press
         self._repeat_at = 0  # ms of the last REPEAT
-        # Indexed by the S_* codes
-        self.screens = (
-            GameScreen(self),
-            PresetChooser(self),
-            CustomEditor(self),
-            SettingsMenu(self),
-            ArbiterMenu(self),
-            MaterialEntry(self),
-            ResumeOffer(self),
-            Messages(self),
-        )
+        # Indexed by the S_* codes; a menu is built at its first use (screen_of)
+        self.screens = [GameScreen(self), None, None, None, None, None]
+        self.screens += (ResumeOffer(self), Messages(self))
         self.screen = S_GAME  # the current screen's code
         self.current = self.screens[S_GAME]  # the current screen
 
     # ---------------------------------------------------------- switching
+    def screen_of(self, screen):
+        """The unit of `screen` (an S_* code). The menus' modules are imported, and the
+        menu built, at their first use: their code takes RAM only once a clock's owner
+        opens them (the game, the resume offer and the messages are built at power-up)."""
+        s = self.screens[screen]
+        if s is None:
+            if screen == S_CHOOSE:
+                from ui_choose import PresetChooser as Unit
+            elif screen == S_CUSTOM:
+                from ui_custom import CustomEditor as Unit
+            elif screen == S_SETTINGS:
+                from ui_settings import SettingsMenu as Unit
+            elif screen == S_ARBITER:
+                from ui_arbiter import ArbiterMenu as Unit
+            else:
+                from ui_material import MaterialEntry as Unit
+            s = self.screens[screen] = Unit(self)
+        return s
+
     def go(self, screen):
         """Show `screen` (an S_* code) as it was left: its state stands."""
         self.screens[S_GAME].kept = False  # the texts are the next screen's to fill
         self.screen = screen
-        self.current = self.screens[screen]
+        self.current = self.screen_of(screen)
 
     def open(self, screen):
         """Show `screen` fresh: its entry code (Screen.open) first."""
-        self.screens[screen].open()
+        self.screen_of(screen).open()
         self.go(screen)
 
     def show_message(self, left, right, now, then=S_GAME, queued=None):

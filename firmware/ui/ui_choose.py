@@ -79,7 +79,7 @@ class PresetChooser(Screen):
                 "preset", cur.get("custom")
             ):
                 c = None  # the control in use: as its sides stand (swapped or not)
-            ui.screens[_S_CUSTOM].source = c
+            ui.screen_of(_S_CUSTOM).source = c
             ui.open(_S_CUSTOM)
         elif kind == _SHORT and button in (_PLAY, _SET):
             c = self._entry()

@@ -183,7 +183,7 @@ def test_a_cut_while_an_unreadable_game_is_given_up_offers_it_again_or_has_recor
 def abandon(p):
     """Paused: the arbiter menu's `AbAn`, switched to ` YES`, PLAY."""
     p.key(U.SET, U.LONG)
-    menu = p.app.ui.screens[U.S_ARBITER]
+    menu = p.app.ui.screen_of(U.S_ARBITER)
     while menu.cursor != ui_arbiter.A_ABANDON:
         p.key(U.SET)
     p.app.ui.render(p.t)

@@ -124,7 +124,7 @@ class Play:
         """Paused: the arbiter declares a dead position (the menu's last item), a draw."""
         self.key(U.SET, U.LONG)
         assert self.app.ui.screen == U.S_ARBITER
-        while self.app.ui.screens[U.S_ARBITER].cursor != ui_arbiter.A_DEAD:
+        while self.app.ui.screen_of(U.S_ARBITER).cursor != ui_arbiter.A_DEAD:
             self.key(U.SET)
         return self.key(U.PLAY)
 
@@ -352,7 +352,7 @@ def test_saving_settings_keeps_the_old_or_the_new_ones(model):
     def change_brightness(p):
         p.key(U.SET, U.LONG)  # settings menu from the ready screen
         assert p.app.ui.screen == U.S_SETTINGS
-        while ui_settings.ITEMS[p.app.ui.screens[U.S_SETTINGS].cursor][1] != "brightness":
+        while ui_settings.ITEMS[p.app.ui.screen_of(U.S_SETTINGS).cursor][1] != "brightness":
             p.key(U.SET)
         p.key(U.PLUS).key(U.PLAY)
 

@@ -83,7 +83,7 @@ def test_screens_are_indexed_by_their_codes():
     }
     assert len(u.screens) == len(names)
     for code, cls in names.items():
-        assert type(u.screens[CODES[code]]).__name__ == cls, code
+        assert type(u.screen_of(CODES[code])).__name__ == cls, code
 
 
 def test_the_feeds_copies_are_feed_lines_values():
