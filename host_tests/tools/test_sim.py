@@ -9,6 +9,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -87,6 +88,34 @@ def test_script_bad_line_is_reported_with_its_number(tmp_path, bad):
     r = run_script(tmp_path, "wait 100\n" + bad)
     assert r.returncode != 0
     assert "script line 2" in r.stderr
+
+
+def test_ctrl_c_ends_script_mode_during_a_game(tmp_path):
+    """SIGINT while a script's game runs ends the simulator (exit status 130), though the
+    firmware ignores a KeyboardInterrupt during a game (a USB host's Ctrl-C)."""
+    script = tmp_path / "script.txt"
+    # a game, its state line, then days of it in one run of the firmware: the signal comes
+    # inside the firmware's loop
+    script.write_text("wait 300\nz\nshow\nwait 100000000\n")
+    cmd = [sys.executable, str(SIM), "--flash", str(tmp_path / "flash"), "--script", str(script)]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        for line in proc.stdout:  # the right clock runs: its LED
+            if "leds=01" in line:
+                break
+        else:
+            pytest.fail("the game never started: " + proc.stderr.read())
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=END_S) == 130
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # ------------------------------------------------------------------ the drawing
