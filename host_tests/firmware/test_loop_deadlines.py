@@ -13,13 +13,17 @@ each one next to the ms boundary and `settle_us` (0..4, 996..999) besides any ot
 Every wakeup is watched (`Watch`) and asserts:
 - no spin: at most SAME_INSTANT_MAX wakeups at one virtual us (each sleep advances time),
   at most RATE_MAX wakeups in any virtual second;
-- nothing missed: after a wakeup at reading R, no running deadline at or before
-  R - settle_us is left unprocessed;
-- nothing late: the wakeup after a running deadline D comes by D + settle_us + LATE_US
-  (the alarm's bound, drivers/alarm_pio.py), never needed earlier;
-- exact: a flag falls (a period ends) at the deadline's exact (ms, us).
-Then harness/loop_check.py's checks of the whole run: every display and LED change on time
-and true, every lever press delivered.
+- nothing missed: a running deadline pending when a wakeup starts, at or before that start
+  less settle_us, is processed by it (one that the wakeup's own keys or presses set is the
+  next wakeup's, which comes at once: the next check);
+- nothing late: the wakeup after a running deadline D starts by D + settle_us + LATE_US
+  (the alarm's bound, alarm_pio.py), or that long after the wakeup before it ended, if later
+  (LATE_COSTS_US with the firmware's work charged at the chip's rates, harness/costs.py);
+- exact: a flag falls (a period ends) at the deadline's exact (ms, us), in a wakeup that
+  starts no earlier than settle_us after it.
+Then, in the property test, harness/loop_check.py's checks of the whole run: every display
+and LED change on time and true, every lever press delivered. A sweep puts byo-yomi period
+ends at each of the 1000 phases in turn.
 """
 
 import json

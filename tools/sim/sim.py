@@ -351,8 +351,14 @@ class Quit(BaseException):
         self.code = code
 
 
+def _quit(code):
+    """Raise Quit(code), the keys' watch stopped first (no SIGALRM after the screen ends)."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    raise Quit(code)
+
+
 def _quit_on(signum, _frame):
-    raise Quit(128 + signum)
+    _quit(128 + signum)
 
 
 def quit_on_signals():
@@ -384,10 +390,10 @@ class _Keys:
                 # The terminal hung up (its window closed, its tmux session killed) without
                 # a SIGHUP reaching this process (`make sim`: make takes it and the child
                 # stays): getch no longer waits, the loop would spin.
-                raise Quit(0)
+                _quit(0)
             return False
         if ch == ord("q"):
-            raise Quit(0)
+            _quit(0)
         if 0 <= ch < 256:
             self.typed.append(chr(ch))
         return True
