@@ -9,6 +9,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -87,6 +88,34 @@ def test_script_bad_line_is_reported_with_its_number(tmp_path, bad):
     r = run_script(tmp_path, "wait 100\n" + bad)
     assert r.returncode != 0
     assert "script line 2" in r.stderr
+
+
+def test_ctrl_c_ends_script_mode_during_a_game(tmp_path):
+    """SIGINT while a script's game runs ends the simulator (exit status 130), though the
+    firmware ignores a KeyboardInterrupt during a game (a USB host's Ctrl-C)."""
+    script = tmp_path / "script.txt"
+    # a game, its state line, then days of it in one run of the firmware: the signal comes
+    # inside the firmware's loop
+    script.write_text("wait 300\nz\nshow\nwait 100000000\n")
+    cmd = [sys.executable, str(SIM), "--flash", str(tmp_path / "flash"), "--script", str(script)]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        for line in proc.stdout:  # the right clock runs: its LED
+            if "leds=01" in line:
+                break
+        else:
+            pytest.fail("the game never started: " + proc.stderr.read())
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=END_S) == 130
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # ------------------------------------------------------------------ the drawing
@@ -256,3 +285,82 @@ def test_terminal_ui_quits_when_its_terminal_hangs_up(tmp_path):
     if _alive(pid):
         os.kill(pid, 9)
         pytest.fail("the simulator kept running after its terminal hung up")
+
+
+# The simulator, its firmware stuck in a wakeup that never ends once a game runs (after the
+# lever `z`): a file says when. argv: the marker file, then the simulator's own arguments.
+STUCK_DRIVER = """
+import runpy, sys
+sim = runpy.run_path(%r)
+key = sim["Sim"].key
+def stuck_key(self, ch):
+    held = key(self, ch)
+    app = self.clock.app
+    if ch == "z" and app is not None:
+        wake = app.wake
+        def stuck():
+            wake()
+            if app.ui.game.state == 1:  # RUNNING
+                open(sys.argv[1], "w").close()
+                while True:
+                    pass
+        app.wake = stuck
+    return held
+sim["Sim"].key = stuck_key
+sys.exit(sim["main"](sys.argv[2:]))
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("end", ["q", "ctrl-c", "hangup", "hangup-ignored"])
+def test_the_simulator_ends_while_its_firmware_is_stuck_in_a_game(tmp_path, end):
+    """A game runs and the firmware's wakeup never ends (no virtual time passes, so the
+    harness never gets control back): `q`, Ctrl-C (SIGINT: the firmware's in-game
+    KeyboardInterrupt handler must not take it) and the terminal's end (SIGHUP; or, with
+    SIGHUP ignored as under make, stdin's EOF / EIO) each end the simulator within
+    END_S of wall time."""
+    tmux = ["tmux", "-L", "sim-test-" + uuid.uuid4().hex[:8], "-f", "/dev/null"]
+    driver = tmp_path / "driver.py"
+    driver.write_text(STUCK_DRIVER % str(SIM))
+    pidfile, marker = tmp_path / "pid", tmp_path / "stuck"
+    trap = "trap '' HUP; " if end == "hangup-ignored" else ""
+    cmd = "%secho $$ > %s; exec %s %s %s --flash %s" % (
+        trap,
+        pidfile,
+        sys.executable,
+        driver,
+        marker,
+        tmp_path / "flash",
+    )
+    subprocess.run(
+        tmux + ["new-session", "-d", "-s", "sim", "-x", "100", "-y", "40", "sh", "-c", cmd],
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    )
+    try:
+        _wait_for(lambda s: _displays(s) == (("1h30", False),) * 2, tmux, "sim")
+        pid = int(pidfile.read_text())
+        subprocess.run(tmux + ["send-keys", "-t", "sim", "z"], check=True)
+        deadline = time.monotonic() + 30
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), "the game never started"
+        assert _alive(pid)
+        ended_at = time.monotonic()
+        if end == "q":
+            subprocess.run(tmux + ["send-keys", "-t", "sim", "q"], check=True)
+        elif end == "ctrl-c":
+            subprocess.run(tmux + ["send-keys", "-t", "sim", "C-c"], check=True)
+        else:
+            subprocess.run(tmux + ["kill-server"], capture_output=True)
+        while _alive(pid) and time.monotonic() < ended_at + END_S:
+            time.sleep(0.05)
+        if _alive(pid):
+            os.kill(pid, 9)
+            pytest.fail("the simulator kept running after %s" % end)
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+END_S = 10.0

@@ -22,6 +22,17 @@ Keys (interactive; the same keys are used in scripts):
     o  power off / on (the flash folder survives: try resume after power loss)
     q  quit
 
+Ending: `q`, Ctrl-C (SIGINT), SIGTERM and the terminal's end (SIGHUP; with SIGHUP ignored,
+as under make or nohup, stdin's EOF or EIO) end the simulator at once, in the middle of a
+firmware wakeup too, one that never ends included (no virtual time passes, so the firmware
+never hands control back): each raises `Quit` where the main thread is, from a signal
+handler; while the firmware runs a SIGALRM every 0.1 s of wall time reads the keys for it.
+`Quit` is a BaseException and no KeyboardInterrupt, so the firmware's loop does not take it
+(its in-game KeyboardInterrupt handler is for a USB host's Ctrl-C, and the simulated board
+has no host). Ctrl-C ends script mode too. Exit status: 0 after `q` or the terminal's end,
+128 + the signal's number after a signal. Like a power cut, an end in the middle of a wakeup
+may leave a file write half done: the firmware's power-up repair settles it.
+
 Script format (--script FILE; runs in virtual time as fast as possible, no terminal UI).
 One command per line; `#` starts a comment; times are in virtual ms since the start:
     wait MS          run the firmware for MS
@@ -41,8 +52,10 @@ once at the end.
 
 import argparse
 import os
+import signal
 import sys
 import time as _wall
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: paths.py
@@ -329,13 +342,101 @@ def _script_command(sim, words, run_to, emit):
 # ------------------------------------------------------------------ terminal UI
 
 
+class Quit(BaseException):
+    """Ends the simulator from wherever the main thread is, the firmware's wakeup included: a
+    BaseException that is no KeyboardInterrupt, so neither the loop's `except Exception` nor
+    its in-game KeyboardInterrupt handler (app.py: a USB host's Ctrl-C must not stop a
+    clock; the simulated board has no USB host) takes it. `code` is the exit status."""
+
+    def __init__(self, code=0):
+        super().__init__(code)
+        self.code = code
+
+
+def _quit(code):
+    """Raise Quit(code), the keys' watch stopped first (no SIGALRM after the screen ends)."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    raise Quit(code)
+
+
+def _quit_on(signum, _frame):
+    _quit(128 + signum)
+
+
+def quit_on_signals():
+    """SIGINT (Ctrl-C) and SIGTERM end the simulator, and SIGHUP (its terminal hung up)
+    unless it was ignored when the simulator started (nohup, or a shell's `trap '' HUP`:
+    then the terminal's end is seen on stdin, `_Keys`)."""
+    signal.signal(signal.SIGINT, _quit_on)
+    signal.signal(signal.SIGTERM, _quit_on)
+    if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _quit_on)
+
+
+class _Keys:
+    """The keys typed, read between frames and, while the firmware runs, every WATCH_S of
+    wall time by a SIGALRM (`watch`): `q`, and a terminal gone (stdin no longer a terminal:
+    a read gives EOF or EIO), raise Quit there, so they end the simulator even while a
+    wakeup of the firmware never ends; other keys wait in `typed` for the next frame."""
+
+    WATCH_S = 0.1
+
+    def __init__(self, scr):
+        self.scr = scr
+        self.typed = []
+
+    def take(self, ch):
+        """Keep key `ch` (a getch result; -1: none)."""
+        if ch == -1:
+            if not os.isatty(0):
+                # The terminal hung up (its window closed, its tmux session killed) without
+                # a SIGHUP reaching this process (`make sim`: make takes it and the child
+                # stays): getch no longer waits, the loop would spin.
+                _quit(0)
+            return False
+        if ch == ord("q"):
+            _quit(0)
+        if 0 <= ch < 256:
+            self.typed.append(chr(ch))
+        return True
+
+    def read(self):
+        """Every key already typed, without waiting."""
+        scr = self.scr
+        scr.timeout(0)
+        try:
+            while self.take(scr.getch()):
+                pass
+        finally:
+            scr.timeout(15)
+
+    def _alarm(self, _signum, _frame):
+        self.read()
+
+    @contextmanager
+    def watch(self):
+        """While the firmware runs: the keys read every WATCH_S of wall time."""
+        old = signal.signal(signal.SIGALRM, self._alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.WATCH_S, self.WATCH_S)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+
 def run_terminal(sim, speed, bell, ascii_only):
+    """The terminal UI until `q`, a signal or the terminal's end (Quit); its exit status."""
     import curses
     import locale
 
     locale.setlocale(locale.LC_ALL, "")
     utf8 = not ascii_only and "utf" in (locale.getpreferredencoding(False) or "").lower()
-    curses.wrapper(_ui, sim, speed, bell, utf8)
+    try:
+        curses.wrapper(_ui, sim, speed, bell, utf8)  # the terminal restored, however it ends
+    except Quit as q:
+        return q.code
+    return 0
 
 
 def _ui(scr, sim, speed, bell, utf8):
@@ -354,31 +455,23 @@ def _ui(scr, sim, speed, bell, utf8):
     wall0 = _wall.monotonic()
     was_sounding = False
     last_key = ""
+    keys = _Keys(scr)
     while True:
-        ch = scr.getch()  # waits up to one frame
-        if ch == -1 and not os.isatty(0):
-            # The terminal hung up (its window closed, its tmux session killed) without a
-            # SIGHUP reaching this process (`make sim`: make takes it and the child stays):
-            # getch no longer waits, so the loop would spin. Quit instead.
-            return
-        scr.timeout(0)
-        while ch != -1:  # then take every key already typed
-            if ch == ord("q"):
-                return
-            if 0 <= ch < 256:
-                k = chr(ch)
-                if k == "o" or k in KEYS:
-                    sim.key(k)
-                    last_key = "space" if k == " " else k
-            ch = scr.getch()
-        scr.timeout(15)
+        if keys.take(scr.getch()):  # waits up to one frame
+            keys.read()  # then every key already typed
+        typed, keys.typed = keys.typed, []
+        for k in typed:
+            if k == "o" or k in KEYS:
+                sim.key(k)
+                last_key = "space" if k == " " else k
         now = _wall.monotonic()
         behind = int((now - wall0) * 1000 * speed) - sim.t_ms
         budget_end = now + _FRAME_BUDGET_S
-        while behind > 0 and _wall.monotonic() < budget_end:
-            step = min(behind, _CHUNK_MS)
-            sim.run(step)
-            behind -= step
+        with keys.watch():
+            while behind > 0 and _wall.monotonic() < budget_end:
+                step = min(behind, _CHUNK_MS)
+                sim.run(step)
+                behind -= step
         lagging = behind > _CHUNK_MS
         if behind > 0:  # the host cannot keep up with --speed: drop the rest, stay responsive
             wall0 += behind / 1000 / speed
@@ -453,24 +546,27 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.speed <= 0:
         ap.error("--speed must be positive")
-    vtime.install()  # SimulatedClock installs its own clock at each power-on as well
-    sim = Sim(args.flash, args.battery_mv)
-    if args.usb is not None:
-        attach_usb(sim, args.usb)
-    if args.script:
-        with open(args.script) as f:
-            lines = f.readlines()
-        try:
-            run_script(sim, lines, sys.stdout, args.print_every, args.changes)
-            sys.stdout.flush()
-        except BrokenPipeError:  # e.g. piped into `head`
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    if not sys.stdin.isatty():
-        ap.error("the interactive simulator needs a terminal (or use --script FILE)")
-    os.environ.setdefault("ESCDELAY", "25")
-    run_terminal(sim, args.speed, args.bell, args.ascii)
-    return 0
+    quit_on_signals()
+    try:
+        vtime.install()  # SimulatedClock installs its own clock at each power-on as well
+        sim = Sim(args.flash, args.battery_mv)
+        if args.usb is not None:
+            attach_usb(sim, args.usb)
+        if args.script:
+            with open(args.script) as f:
+                lines = f.readlines()
+            try:
+                run_script(sim, lines, sys.stdout, args.print_every, args.changes)
+                sys.stdout.flush()
+            except BrokenPipeError:  # e.g. piped into `head`
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        if not sys.stdin.isatty():
+            ap.error("the interactive simulator needs a terminal (or use --script FILE)")
+        os.environ.setdefault("ESCDELAY", "25")
+        return run_terminal(sim, args.speed, args.bell, args.ascii)
+    except Quit as q:  # a signal before or after the terminal UI, or in script mode
+        return q.code
 
 
 if __name__ == "__main__":
