@@ -13,13 +13,16 @@ screen implements and what they share):
     game        ui_game.GameScreen            pause/resume    menus           menus
                                               (ready: swap the sides' controls)
       info      ui_info.InfoPages             (MINUS/PLUS on the game screen: info pages)
-    choose      ui_choose.PresetChooser       select          select          custom editor
+    choose      ui_choose.PresetChooser       select          edit it         cancel
     custom      ui_custom.CustomEditor        start game      next field      cancel
-    settings    ui_settings.SettingsMenu      save and leave  next item       save and leave
-    arbiter     ui_arbiter.ArbiterMenu        apply / leave   next item       leave
+    settings    ui_settings.SettingsMenu      save and leave  next item       cancel
+    arbiter     ui_arbiter.ArbiterMenu        apply and leave next item       cancel
     material    ui_material.MaterialEntry     confirm         confirm         back
     resume      ui_prompt.ResumeOffer         confirm         confirm         -
     messages    ui_prompt.Messages            (any key ends the message)
+One rule in every menu and editor: PLAY applies what was chosen or edited and leaves; SET
+long leaves with nothing of it applied (cancel); SET short goes on (the next item or field;
+in the chooser, into the editor).
 
 Buttons (kind SHORT on release, LONG after ~2 s held, REPEAT while PLUS/MINUS are held).
 Levers only act on the game screen (the engine ignores them unless running or ready).

@@ -2,8 +2,11 @@
 the arbiter's actions (+2 min, Appendix G.4, dead position, the result of the game).
 
 Pure module. Opened from the paused or flagged game screen (SET long), the clocks stopped.
-Every correction goes through the engine (validated there, and logged); an item's edited
-value is applied when the cursor leaves it.
+Every correction goes through the engine (validated there, and logged). The values edited
+(times, moves, periods, overtime counters) are held by the menu and applied together by
+PLAY, on any item; SET long leaves without applying them (cancel). An action (`AddL`,
+`Addr`, `G4`) applies the values edited so far, then acts at once: a cancel after it
+undoes neither. Leaving, the game screen shows both times (not an info page).
 
     items   `Lt n` `Lt S` / `rt n` `rt S`  left / right time (minutes / seconds steps)
             `L  n` / `r  n`                moves completed
@@ -25,8 +28,9 @@ Under draw odds every draw (dEAd, a `1-2 ` result) is recorded as the win of the
 has them (engine.finish). Each side's time, period and overtime counter is bounded by its
 own control (time odds).
 
-    PLAY        apply the item (an action: do it) and leave
-    SET short   next item                 SET long   apply and leave
+    PLAY        apply the values edited, then the item's action (if any), and leave (an
+                action that shows `donE` stays in the menu)
+    SET short   next item                 SET long   cancel: leave, nothing edited applied
     MINUS/PLUS  change the value (held: a few single steps, then big steps to round
                 values, ui_base.stepped)
 """
@@ -109,16 +113,34 @@ _VALUES = (
 _RESULT_NONE = const(0)  # the result item's choice: 0 none, 1 White won, 2 Black, 3 draw
 
 
+def _quantity(item):
+    """What a value item edits: 0/1 a side's time (its minutes and seconds items alike),
+    2/3 moves, 4/5 periods, 6/7 overtime counters; -1 for an action item."""
+    if item <= _A_RIGHT_SEC:
+        return item >> 1
+    if item <= _A_RIGHT_OT:
+        return item - 2
+    return -1
+
+
 class ArbiterMenu(Screen):
     cursor = _A_LEFT_MIN  # the item
     value = 0  # the item's value being edited (ms, moves, period index, count)
     g4_kind = BONUS_FISCHER  # what G.4 gives: kept between openings
 
+    edits = None  # {quantity (_quantity): value} edited and not yet applied
+
     def open(self):
+        self.edits = {}
         self.cursor = _A_LEFT_MIN
         self.value = self._value(_A_LEFT_MIN)
+        self.ui.screen_of(_S_GAME).info.page = 0  # back on the game screen: the times
 
     def _value(self, item):
+        """The item's value: as edited, else the engine's."""
+        q = _quantity(item)
+        if q in self.edits:
+            return self.edits[q]
         g = self.ui.game
         if item <= _A_RIGHT_SEC:
             side = 0 if item <= _A_LEFT_SEC else 1
@@ -138,56 +160,64 @@ class ArbiterMenu(Screen):
             item = _A_ADD_LEFT
         return item
 
+    def _keep(self):
+        """The current item's value into the edits (a value item)."""
+        q = _quantity(self.cursor)
+        if q >= 0:
+            self.edits[q] = self.value
+
     def _commit(self, now):
-        """Apply the edited value of the current item to the engine (logged there)."""
+        """Apply every edited value that differs from the engine's, in the menu's order
+        (times, moves, periods, overtime counters: each independent of the others), to the
+        engine (logged there)."""
         import game_state  # here, not at boot: its code takes RAM only once the arbiter acts
 
+        self._keep()
         g = self.ui.game
-        item = self.cursor
-        if item <= _A_RIGHT_SEC:
-            side = 0 if item <= _A_LEFT_SEC else 1
-            if self.value != g.remaining(side, now):
-                game_state.set_time(g, side, self.value, now)
-        elif item <= _A_RIGHT_MOVES:
-            side = item - _A_LEFT_MOVES
-            if self.value != g.moves[side]:
-                game_state.set_moves(g, side, self.value, now)
-        elif item <= _A_RIGHT_PERIOD:
-            side = item - _A_LEFT_PERIOD
-            if self.value != g.period[side]:
-                game_state.set_period(g, side, self.value, now)
-        elif item <= _A_RIGHT_OT:
-            side = item - _A_LEFT_OT
-            if self.value != g.ot_left[side]:
-                game_state.set_overtime(g, side, self.value, now)
+        edits = self.edits
+        self.edits = {}
+        for q in sorted(edits):
+            v = edits[q]
+            if q < 2:
+                if v != g.remaining(q, now):
+                    game_state.set_time(g, q, v, now)
+            elif q < 4:
+                if v != g.moves[q - 2]:
+                    game_state.set_moves(g, q - 2, v, now)
+            elif q < 6:
+                if v != g.period[q - 4]:
+                    game_state.set_period(g, q - 4, v, now)
+            elif v != g.ot_left[q - 6]:
+                game_state.set_overtime(g, q - 6, v, now)
 
     def key(self, button, kind, now):
         ui = self.ui
         g = ui.game
         item = self.cursor
         if button == _SET and kind == _LONG:
-            self._commit(now)
+            self.edits = {}  # cancel
             ui.go(_S_GAME)
-            return _REQ_SAVE_GAME
+            return 0
         if button == _SET and kind == _SHORT:
-            self._commit(now)
+            self._keep()
             self.cursor = self._next_item(item)
             self.value = self._value(self.cursor)
             return 0
         if button == _PLAY and kind == _SHORT:
-            # An action item does its action; any other item is applied, and the menu left.
+            # The edits first; then an action item does its action, or the menu is left.
             import game_state  # here, not at boot: its code takes RAM only once the arbiter acts
 
+            self._commit(now)
             if item in (_A_ADD_LEFT, _A_ADD_RIGHT):
                 if game_state.add_time(g, item - _A_ADD_LEFT, 120_000, now) != E.OK:
-                    return _REQ_BEEP
+                    return _REQ_BEEP | _REQ_SAVE_GAME
                 # "donE", not "OK": K has no seven-segment glyph (segments.py)
                 ui.show_message(b"Add ", b"donE", now, _S_ARBITER)
-                return 0
+                return _REQ_SAVE_GAME
             if item == _A_G4:
                 if game_state.appendix_g4(g, g.running, self.g4_kind, now) != E.OK:
                     ui.show_message(b"G4  ", b" no ", now, _S_ARBITER)
-                    return _REQ_BEEP
+                    return _REQ_BEEP | _REQ_SAVE_GAME
                 ui.show_message(b"G4  ", b"donE", now, _S_ARBITER)
                 return _REQ_SAVE_GAME
             if item == A_DEAD:
@@ -199,15 +229,14 @@ class ArbiterMenu(Screen):
                 colour = E.WHITE if v == 1 else E.BLACK
                 result = E.RESULT_DRAW if v == 3 else game_state.win_of(g, colour)
                 if game_state.finish(g, result, _REASON_RESULT, now) != E.OK:
-                    return _REQ_BEEP  # refused by the engine: nothing changed
+                    return _REQ_BEEP | _REQ_SAVE_GAME  # refused: the edits stand
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME
             if item == A_ABANDON and self.value:
                 if game_state.finish(g, E.RESULT_NONE, _REASON_ABANDONED, now) != E.OK:
-                    return _REQ_BEEP
+                    return _REQ_BEEP | _REQ_SAVE_GAME
                 ui.go(_S_GAME)
                 return _REQ_LOG_GAME | _REQ_CLEAR_GAME
-            self._commit(now)
             ui.go(_S_GAME)
             return _REQ_SAVE_GAME
         if button not in (_PLUS, _MINUS) or kind == _LONG:

@@ -7,10 +7,11 @@ newest ... `CUS5` the oldest), the right its first period's time. The entries, i
 order: the kept controls from the oldest to the newest, the presets, `CUSt` (the custom
 editor); so MINUS from the first preset reaches `CUS1`, `CUS2`, ...
 
-    PLAY / SET short   select: the new game is ready (CUSt: the custom editor, starting
-                       from the control in use)
-    SET long           the custom editor, starting from the preset or kept control shown
-    MINUS / PLUS       previous / next entry (held: repeats)
+    PLAY        select: the new game is ready (CUSt: the custom editor, starting from the
+                control in use)
+    SET short   the custom editor, starting from the preset or kept control shown
+    SET long    cancel: back to the game screen, the control as it was
+    MINUS / PLUS  previous / next entry (held: repeats)
 A kept control selected moves up to `CUS1`. From the ready screen on the first preset, the
 newest kept control is 3 presses away (SET, MINUS, PLAY), the next 4; the control in use 2
 (SET, PLAY).
@@ -30,6 +31,7 @@ _REPEAT = const(3)
 _REQ_CLEAR_GAME = const(4)
 _REQ_SAVE_SETTINGS = const(1)
 _S_CUSTOM = const(2)
+_S_GAME = const(0)
 _SET = const(1)
 _SHORT = const(1)
 
@@ -73,6 +75,8 @@ class PresetChooser(Screen):
         elif button == _MINUS and kind in (_SHORT, _REPEAT):
             self.cursor = (self.cursor - 1) % n
         elif button == _SET and kind == _LONG:
+            ui.go(_S_GAME)  # cancel
+        elif button == _SET and kind == _SHORT:
             c = self._entry()
             cur = ui.settings["control"]
             if c is not None and c.get("preset", c.get("custom")) == cur.get(
@@ -81,7 +85,7 @@ class PresetChooser(Screen):
                 c = None  # the control in use: as its sides stand (swapped or not)
             ui.screen_of(_S_CUSTOM).source = c
             ui.open(_S_CUSTOM)
-        elif kind == _SHORT and button in (_PLAY, _SET):
+        elif button == _PLAY and kind == _SHORT:
             c = self._entry()
             if c is None:
                 ui.open(_S_CUSTOM)

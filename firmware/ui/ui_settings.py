@@ -2,10 +2,12 @@
 low-time warning, battery kind.
 
 Pure module. Opened from the ready or finished game screen (SET long). The left display names
-the item, the right shows its value; a change applies at once (brightness, sound: the shell's
-REQ_APPLY_SETTINGS) and everything is saved on leaving.
+the item, the right shows its value; a change shows at once (brightness, sound: the shell's
+REQ_APPLY_SETTINGS), and PLAY saves them all; SET long puts back what the settings were at
+the opening (cancel).
 
-    PLAY / SET long   save and leave          SET short    next item
+    PLAY        save and leave          SET short    next item
+    SET long    cancel: leave, the settings as they were
     MINUS / PLUS      previous / next value (held: repeats)
 """
 
@@ -44,17 +46,25 @@ ITEMS = (
 
 class SettingsMenu(Screen):
     cursor = 0  # index into ITEMS
+    before = None  # the items' values at the opening (a cancel puts them back)
 
     def open(self):
         self.cursor = 0
+        s = self.ui.settings
+        self.before = [s[item[1]] for item in ITEMS]
 
     def key(self, button, kind, now):
         ui = self.ui
         _label, name, values, _labels = ITEMS[self.cursor]
-        if button == _PLAY and kind == _SHORT or button == _SET and kind == _LONG:
+        if button == _PLAY and kind == _SHORT:
             ui.apply_options()
             ui.go(_S_GAME)
             return _REQ_SAVE_SETTINGS | _REQ_APPLY_SETTINGS
+        if button == _SET and kind == _LONG:
+            for i in range(len(ITEMS)):
+                ui.settings[ITEMS[i][1]] = self.before[i]
+            ui.go(_S_GAME)
+            return _REQ_APPLY_SETTINGS  # the brightness and sound as they were
         if button == _SET and kind == _SHORT:
             self.cursor = (self.cursor + 1) % len(ITEMS)
             return 0

@@ -232,14 +232,14 @@ class Custom(unittest.TestCase):
         u = fresh(custom(DRAW_ODDS_BLACK))
         u.key(ui.PLAY, ui.SHORT, T0)  # White to the right
         u.key(ui.SET, ui.SHORT, T0)  # the chooser
-        u.key(ui.SET, ui.LONG, T0)  # the editor
+        u.key(ui.SET, ui.SHORT, T0)  # the editor
         self.assertEqual(u.screen, ui.S_CUSTOM)
         u.key(ui.PLAY, ui.SHORT, T0)  # start, unchanged
         self.assertEqual(u.settings["control"], swapped(custom(DRAW_ODDS_BLACK)))
         self.assertEqual(u.game.white_side, RIGHT)
         # Draw odds switched off in the editor: no colour counts, the swap goes
         u.key(ui.SET, ui.SHORT, T0)
-        u.key(ui.SET, ui.LONG, T0)
+        u.key(ui.SET, ui.SHORT, T0)
         for _ in range(6):
             u.key(ui.SET, ui.SHORT, T0)
         self.assertEqual(shown(u, T0), (b"1-2=", b"0-1 "))

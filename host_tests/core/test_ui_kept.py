@@ -32,7 +32,7 @@ def rapid_15_5(k):
     k.tap(ui.SET)  # the chooser, on FIDE
     k.tap(ui.PLUS, 3)
     assert k.shown() == (b"1510", b"1500")
-    assert k.long_set() == (b"t1 n", b"1500")  # the editor, on Rapid 15+10
+    assert k.tap(ui.SET) == (b"t1 n", b"1500")  # the editor, on Rapid 15+10
     k.tap(ui.SET, 4)
     assert k.shown() == (b"b1 S", b"  10")
     k.tap(ui.MINUS, 5)
@@ -54,7 +54,7 @@ class Kept(unittest.TestCase):
         u = fresh({"preset": 10})
         k = Keys(u)
         k.tap(ui.SET)
-        self.assertEqual(k.long_set(), (b"t1 n", b"1h00"))
+        self.assertEqual(k.tap(ui.SET), (b"t1 n", b"1h00"))
         self.assertEqual(k.hold(ui.MINUS, 5), (b"t1 n", b"5000"))  # 59 ... 56, then 50
         self.assertEqual(k.tap(ui.MINUS, 5), (b"t1 n", b"4500"))
         self.assertEqual(k.tap(ui.PLAY), (b"4500", b"4500"))
@@ -66,7 +66,7 @@ class Kept(unittest.TestCase):
         u = fresh({"preset": 0})
         k = Keys(u)
         k.tap(ui.SET)
-        self.assertEqual(k.long_set(), (b"t1 n", b"1h30"))
+        self.assertEqual(k.tap(ui.SET), (b"t1 n", b"1h30"))
         self.assertEqual(k.hold(ui.PLUS, 5), (b"t1 n", b"1h40"))  # 91 ... 94, then 100
         k.tap(ui.SET, 5)
         self.assertEqual(k.shown(), (b"t2 n", b"3000"))
@@ -136,14 +136,14 @@ class Kept(unittest.TestCase):
         self.assertEqual(u.settings["control"].get("swap"), True)
         self.assertFalse("swap" in u.settings["kept"][0])
 
-    def test_set_long_on_a_kept_control_edits_it(self):
+    def test_set_on_a_kept_control_edits_it(self):
         u = fresh({"preset": 0})
         start(u, custom(15, 5))
         u.settings["control"] = {"preset": 0}
         k = Keys(u)
         k.tap(ui.SET)
         k.tap(ui.MINUS)
-        self.assertEqual(k.long_set(), (b"t1 n", b"1500"))
+        self.assertEqual(k.tap(ui.SET), (b"t1 n", b"1500"))
         k.tap(ui.SET, 4)
         self.assertEqual(k.tap(ui.PLUS), (b"b1 S", b"   6"))
 
@@ -169,7 +169,7 @@ class Held(unittest.TestCase):
         u = fresh({"preset": 0})
         k = Keys(u)
         k.tap(ui.SET)
-        k.long_set()
+        k.tap(ui.SET)
         k.tap(ui.SET, 2)  # moves in period 1: 40
         for t in range(5):
             u.key(ui.PLUS, ui.REPEAT, T0 + 500 + 150 * t)

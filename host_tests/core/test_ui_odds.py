@@ -64,7 +64,7 @@ class Editor(unittest.TestCase):
         u = fresh({"preset": 7})
         k = Keys(u)
         self.assertEqual(k.tap(ui.SET), (b" 5 0", b" 500"))  # the chooser, on the preset
-        self.assertEqual(k.long_set(), (b"t1 n", b" 500"))  # the editor, on its control
+        self.assertEqual(k.tap(ui.SET), (b"t1 n", b" 500"))  # the editor, on its control
         k.tap(ui.SET, 2)
         self.assertEqual(k.shown(), (b"1 n ", b"  Sd"))
         # held: 1, 2, 3, 4, then 10 ... 60; a second period appears
@@ -103,7 +103,7 @@ class Editor(unittest.TestCase):
         u = fresh({"preset": 20})  # Armageddon 10 v 7: the editor opens with time odds on
         k = Keys(u)
         k.tap(ui.SET)
-        self.assertEqual(k.long_set(), (b"t1Ln", b"1000"))
+        self.assertEqual(k.tap(ui.SET), (b"t1Ln", b"1000"))
         labels = [k.tap(ui.SET)[0] for _ in range(8)]
         self.assertEqual(
             labels,
@@ -155,7 +155,7 @@ class Editor(unittest.TestCase):
         )
         k = Keys(u)
         k.tap(ui.SET)
-        k.long_set()
+        k.tap(ui.SET)
         k.tap(ui.SET, 12)  # left 5 + 4 fields, draw odds, odds, the right's time min, sec
         self.assertEqual(k.tap(ui.SET), (b"1rn ", b"  Sd"))
         self.assertEqual(k.tap(ui.PLUS), (b"1rn ", b"   1"))  # still on the same field
@@ -168,7 +168,7 @@ class Editor(unittest.TestCase):
         u = fresh({"preset": 5})
         k = Keys(u)
         k.tap(ui.SET)
-        k.long_set()
+        k.tap(ui.SET)
         labels = [k.tap(ui.SET)[0] for _ in range(8)]
         self.assertEqual(
             labels, [b"t1 S", b"1 n ", b"1 b ", b"b1 S", b"ot  ", b"1-2=", b"Odds", b"t1 n"]
@@ -183,7 +183,7 @@ class Editor(unittest.TestCase):
         u = fresh({"preset": 7})
         k = Keys(u)
         k.tap(ui.SET)
-        k.long_set()
+        k.tap(ui.SET)
         k.tap(ui.SET, 6)
         self.assertEqual(k.tap(ui.PLUS), (b"1-2=", b"1-0 "))  # a draw is White's win
         k.tap(ui.PLAY)
@@ -215,7 +215,7 @@ class Swap(unittest.TestCase):
         u = fresh({"preset": 19, "swap": True})
         k = Keys(u)
         k.tap(ui.SET)
-        self.assertEqual(k.long_set(), (b"t1Ln", b" 400"))
+        self.assertEqual(k.tap(ui.SET), (b"t1Ln", b" 400"))
         self.assertEqual(k.tap(ui.PLAY), (b" 400", b" 500"))
         c = u.settings["control"]
         self.assertEqual(

@@ -47,14 +47,14 @@ def paused_at_12(p):
 
 
 def correct(p):
-    """The arbiter menu: the left's time, 20 seconds less (`Lt S`, the second item); SET
-    long applies it and leaves."""
+    """The arbiter menu: the left's time, 20 seconds less (`Lt S`, the second item); PLAY
+    applies it and leaves."""
     p.key(U.SET, U.LONG)
     assert p.app.ui.screen == U.S_ARBITER
     p.key(U.SET)
     for _ in range(PENALTY_S):
         p.key(U.MINUS)
-    return p.key(U.SET, U.LONG)
+    return p.key(U.PLAY)
 
 
 def go_on(p):

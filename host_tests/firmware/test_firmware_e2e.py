@@ -323,11 +323,16 @@ def test_preset_choice(clock, tmp_path):
     tap(clock, "play")
     assert clock.displays() == ((" 100", True), (" 100", True))
     assert flash_json(tmp_path, "settings.json")["control"] == {"preset": BULLET_1_0}
-    # SET short selects too, and the chooser opens on the current preset.
+    # The chooser opens on the current preset; SET long cancels (nothing chosen), SET short
+    # edits the preset shown.
     tap(clock, "set")
     assert texts(clock)[0] == " 1 0"
     tap(clock, "plus")
+    long_set(clock)
+    assert clock.displays() == ((" 100", True), (" 100", True))
     tap(clock, "set")
+    tap(clock, "plus")
+    tap(clock, "play")
     assert clock.displays() == (countdown(5_400_000), countdown(5_400_000))  # US G/90;d5
     assert flash_json(tmp_path, "settings.json")["control"] == {"preset": BULLET_1_0 + 1}
 
@@ -335,7 +340,7 @@ def test_preset_choice(clock, tmp_path):
 def test_custom_editor(clock, tmp_path):
     choose_preset(clock, BLITZ_5_3)
     tap(clock, "set")
-    long_set(clock)  # the editor starts from the current preset: 5 min, sudden death, +3 s
+    tap(clock, "set")  # the editor starts from the preset shown: 5 min, sudden death, +3 s
     assert clock.displays() == (("t1 n", False), (" 500", True))
     tap(clock, "plus")  # +1 min
     assert texts(clock) == ("t1 n", " 600")

@@ -50,7 +50,7 @@ def edit_overtime_control(clock, preset, code, main_min_down):
     assert clock.displays() == (("1h00", False), ("1h00", False))
     tap(clock, "set")
     assert texts(clock) == (code, "1h00")  # the chooser shows the preset's code
-    long_set(clock)  # the chooser's SET long: the editor, opened on the current preset
+    tap(clock, "set")  # the chooser's SET: the editor, opened on the preset shown
     assert texts(clock) == ("t1 n", "1h00")
     taps(clock, "minus", main_min_down)
     for label in ("t1 5", "1 n ", "1 b ", "b1 5"):
@@ -126,7 +126,10 @@ def test_byoyomi_game_into_overtime(clock, tmp_path):
     assert g.arbiter_log[-1][1:4] == (E.ACT_SET_OVERTIME, 1, 3)
     snap = flash_json(tmp_path, "game.json")["snap"]
     assert (snap[0], snap[24:26]) == (3, [3, 3])  # version 3: the us parts follow
-    assert texts(clock) == ("by 3", "by 3")
+    assert texts(clock) == (" 035", " 010")  # leaving the menu: the corrected times
+    tap(clock, "plus")
+    tap(clock, "plus")
+    assert texts(clock) == ("by 3", "by 3")  # the second info page: both have 3 periods
     power_cycle(clock)  # power lost while paused in overtime: the saved game is offered
     assert texts(clock) == ("rE5 ", " yE5")
     tap(clock, "play")

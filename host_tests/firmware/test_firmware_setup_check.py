@@ -142,7 +142,7 @@ def test_a_custom_control_with_draw_odds_built_in_the_editor(clock, tmp_path):
     """Blitz 5+0 with a draw counted as White's win: the same times, the colours count."""
     choose_preset(clock, BLITZ_5_0)
     tap(clock, "set")
-    tap(clock, "set", 2_300)  # the editor
+    tap(clock, "set")  # the editor
     for _ in range(6):
         tap(clock, "set")
     tap(clock, "plus")
@@ -169,7 +169,7 @@ def test_time_odds_without_draw_odds_start_from_either_side(clock, tmp_path):
     """The editor: Blitz 5+0, time odds on, the right 4:00, no draw odds."""
     choose_preset(clock, BLITZ_5_0)
     tap(clock, "set")
-    tap(clock, "set", 2_300)
+    tap(clock, "set")  # the editor
     for _ in range(7):
         tap(clock, "set")
     tap(clock, "plus")

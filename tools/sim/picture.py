@@ -24,9 +24,9 @@ ROOT = paths.ROOT
 import sim  # noqa: E402
 
 OUT = ROOT / "docs" / "clock.svg"
-# From power-up: the chooser, five steps to preset 5 (Blitz 5+3), choose it; Black presses,
+# From power-up: the chooser, five steps to preset 5 (Blitz 5+3), PLAY chooses it; Black presses,
 # White's clock runs 12.4 s (the colon is on in the first half of each second shown).
-_KEYS = ("s", "=", "=", "=", "=", "=", "s")
+_KEYS = ("s", "=", "=", "=", "=", "=", "p")
 SCRIPT = ("wait 1000",) + tuple(k + "\nwait 200" for k in _KEYS) + ("right", "wait 12300")
 
 # Seven segments of a digit cell 40 x 70: (bit, polygon points).
