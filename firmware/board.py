@@ -7,14 +7,13 @@ Wakeup sources: the four buttons interrupt on both edges (hard IRQs); each edge 
 then polled by the loop while one is down or settling (buttons.py). The levers are watched
 by PIO1's state machines 0 (left) and 1 (right), running lever_pio.program with the lever's
 pin as their `jmp_pin`; levers.py is handed them unstarted, with the pins, the LEDs and
-`_start_levers`, which starts both in step with the µs timer (how a press is stamped and
-why: docs/levers-and-bench.md). The USB
-serial port (MicroPython's REPL port, sys.stdin/sys.stdout) is handed to `usb`
-(usbguard.py), whose stdin the bell listens to once the loop starts, with the mark that
-tells it whether anything else has written to the port since the chip's reset (UsbMark:
-a watchdog scratch register); what goes out on it is the app's (the live feed, which the
-app builds and attaches to `usb`). The displays' wires
-are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
+`_start_levers`, which starts both in step with the µs timer (`levers()` builds them; how a
+press is stamped and why: docs/levers-and-bench.md). The USB serial port (MicroPython's REPL
+port, sys.stdin/sys.stdout) is handed to `usb` (usbguard.py), whose stdin the bell listens
+to once the loop starts, with the mark that tells it whether anything else has written to
+the port since the chip's reset (UsbMark: a watchdog scratch register); what goes out on it
+is the app's (the live feed, which the app builds and attaches to `usb`). The displays'
+wires are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
 (tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
 sleep (doorbell.py).
 
@@ -111,6 +110,26 @@ def _display(sm_id, clk, dio):
     return TM1637(sm)
 
 
+def levers(**kw):
+    """The levers: PIO1's machines 0 (left) and 1 (right) running lever_pio.program, each
+    with its lever's pin (pulled up) as its `jmp_pin`, handed to Levers unstarted with
+    `_start_levers`. `kw`: Levers' own (the doorbell's `bell`, the `leds`, ...)."""
+    Pin = machine.Pin
+    pins = (Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP), Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP))
+    machines = tuple(
+        rp2.StateMachine(_LEVER_SM + side, lever_pio.program, freq=lever_pio.PIO_HZ, jmp_pin=pin)
+        for side, pin in enumerate(pins)
+    )
+    return Levers(machines, pins, _start_levers, **kw)
+
+
+def _start_levers():
+    """Both lever machines at once, in step with the µs timer: their count's origin."""
+    return lever_pio.start_in_step(
+        lever_pio.TIMERAWL, lever_pio.PIO1_CTRL_SET, lever_pio.START_BITS
+    )
+
+
 class Board:
     def __init__(self):
         Pin = machine.Pin
@@ -121,17 +140,8 @@ class Board:
             _display(0, _LEFT_CLK, _LEFT_DIO),
             _display(1, _RIGHT_CLK, _RIGHT_DIO),
         )
-        pins = (Pin(_LEFT_LEVER, Pin.IN, Pin.PULL_UP), Pin(_RIGHT_LEVER, Pin.IN, Pin.PULL_UP))
-        machines = tuple(
-            rp2.StateMachine(
-                _LEVER_SM + side, lever_pio.program, freq=lever_pio.PIO_HZ, jmp_pin=pin
-            )
-            for side, pin in enumerate(pins)
-        )
         self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
-        self.levers = Levers(
-            machines, pins, self._start_levers, bell=self.bell.rung, leds=self.leds
-        )
+        self.levers = levers(bell=self.bell.rung, leds=self.leds)
         buttons = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))
         for pin in buttons:
             pin.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
@@ -140,12 +150,6 @@ class Board:
         self.adc = machine.ADC(_BATTERY_ADC)
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
-        )
-
-    def _start_levers(self):
-        """Both lever machines at once, in step with the µs timer: their count's origin."""
-        return lever_pio.start_in_step(
-            lever_pio.TIMERAWL, lever_pio.PIO1_CTRL_SET, lever_pio.START_BITS
         )
 
     def watchdog(self, timeout_ms):

@@ -2,7 +2,6 @@
 board.py builds them), buttons, buzzer, and the fake `machine` itself (pins, IRQs, timers,
 PWM, ADC, watchdog). Virtual time only; nothing sleeps."""
 
-import lever_pio
 import machine
 import pytest
 import rp2
@@ -16,9 +15,12 @@ from levers import Levers
 from tm1637 import TM1637
 
 from simboard import tm1637_decode
+from simboard.firmware import import_board
+
+board_mod = import_board()
 
 CLK, DIO = 16, 17
-LEFT_PIN, RIGHT_PIN = 2, 3
+LEFT_PIN, RIGHT_PIN = board_mod._LEFT_LEVER, board_mod._RIGHT_LEVER  # the board's levers
 QUIET_MS = Levers.debounce_us // 1000 + 1
 
 
@@ -324,7 +326,6 @@ class TestFakeWDT:
 def make_display(live=False, sm_id=0, clk_gpio=CLK, dio_gpio=DIO):
     """A TM1637 as board.py builds it: the pins with their pull-ups, handed to a PIO state
     machine running tm1637_pio.program (the fake rp2 runs it instruction by instruction)."""
-    import rp2
     import tm1637_pio
 
     clk = machine.Pin(clk_gpio, machine.Pin.IN, machine.Pin.PULL_UP)
@@ -530,22 +531,8 @@ class TestDecodeText:
 
 
 def make_levers(**kw):
-    """The levers as board.py builds them: PIO1's machines 0 and 1 running lever_pio's
-    program, each on its lever's pin, started in step with the µs timer."""
-    pins = tuple(
-        machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (LEFT_PIN, RIGHT_PIN)
-    )
-    machines = tuple(
-        rp2.StateMachine(4 + side, lever_pio.program, freq=lever_pio.PIO_HZ, jmp_pin=pin)
-        for side, pin in enumerate(pins)
-    )
-
-    def start():
-        return lever_pio.start_in_step(
-            lever_pio.TIMERAWL, lever_pio.PIO1_CTRL_SET, lever_pio.START_BITS
-        )
-
-    levers = Levers(machines, pins, start, **kw)
+    """The levers as the board builds them (board.levers), past their arming."""
+    levers = board_mod.levers(**kw)
     machine.advance_ms(QUIET_MS)  # a lever arms once quiet for debounce_us after the start
     return levers
 
@@ -1071,8 +1058,6 @@ class TestFakePIO:
     chip (the square wave of test_chip_e2e.py::test_pio_runs_in_lock_step_with_the_core)."""
 
     def test_instruction_words_are_the_datasheets(self, board):
-        import rp2
-
         @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW)
         def prog():
             label("top")  # noqa: F821
@@ -1104,7 +1089,6 @@ class TestFakePIO:
     def test_a_square_wave_keeps_the_chips_timing(self, board):
         """Two instructions of 1 + 31 cycles at 2 MHz (a divider of 62.5): 16 us half
         periods, as the emulated chip measures."""
-        import rp2
 
         @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
         def square():
@@ -1121,8 +1105,6 @@ class TestFakePIO:
         assert {b - a for a, b in zip(edges, edges[1:], strict=False)} == {16}
 
     def test_put_waits_for_room_and_the_machine_takes_words_in_order(self, board):
-        import rp2
-
         @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
         def echo():
             pull(block)  # noqa: F821
@@ -1248,7 +1230,6 @@ class TestFakeSelect:
         import sys
 
         import alarm_pio
-        import rp2
 
         from simboard import firmware
 
