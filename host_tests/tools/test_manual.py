@@ -288,3 +288,118 @@ def test_sim_help_lists_every_key_and_its_doc_the_same_lines():
     for key in list(sim.KEYS) + [k for k, _what in sim.OTHER_KEYS]:
         assert ("space" if key == " " else key) + " " in listed
     assert "--usb" in sim.__doc__ and "socket://127.0.0.1:8131" in sim.__doc__
+
+
+# ------------------------------------------------------------------ the long presses
+
+
+def _screens():
+    """{the button table's screen: a Ui showing it}, built through the UI's own keys."""
+    import engine as E
+    import game_state
+    import settings
+    import ui
+    from ui_arbiter import A_DEAD
+
+    t0 = 1_000
+
+    def ready(preset=7):
+        u = ui.Ui(settings.defaults())
+        u.settings["control"] = {"preset": preset}
+        u.new_game()
+        return u
+
+    def running():
+        u = ready()
+        u.game.press(1, t0)
+        return u
+
+    def paused():
+        u = running()
+        u.game.press(0, t0 + 3_000)
+        u.game.pause(t0 + 4_000)
+        return u
+
+    def flagged():
+        u = ready(8)  # Bullet 1+0
+        u.game.press(1, t0)
+        u.game.tick_due(t0 + 61_000, 0)
+        assert u.game.state == E.FLAGGED
+        return u
+
+    def finished():
+        u = paused()
+        u.key(ui.SET, ui.LONG, t0)
+        u.screen_of(ui.S_ARBITER).cursor = A_DEAD
+        u.key(ui.PLAY, ui.SHORT, t0)
+        assert u.game.state == E.FINISHED and u.screen == ui.S_GAME
+        return u
+
+    def keyed(make, *keys):
+        u = make()
+        for button, kind in keys:
+            u.key(button, kind, t0)
+        return u
+
+    def resume():
+        u = ready()
+        u.offer_resume(game_state.snapshot(paused().game))
+        return u
+
+    def message():
+        u = ready()
+        u.show_message(b"SAVE", b"Err ", t0)
+        return u
+
+    short_set, long_set = (ui.SET, ui.SHORT), (ui.SET, ui.LONG)
+    return {
+        "ready (times shown)": ready,
+        "running": running,
+        "paused": paused,
+        "flag fallen": flagged,
+        "finished (the result)": finished,
+        "choose preset": lambda: keyed(ready, short_set),
+        "custom editor": lambda: keyed(ready, short_set, short_set),
+        "settings": lambda: keyed(ready, long_set),
+        "arbiter menu": lambda: keyed(paused, long_set),
+        "material entry": lambda: keyed(flagged, short_set),
+        "resume offer (`rES `)": resume,
+        "a message (2 s)": message,
+    }
+
+
+def test_each_long_press_does_what_the_button_table_says():
+    """The button table's SET long column, screen by screen, against the UI's key handlers:
+    `settings` / `new game, then the settings` open the settings, `arbiter menu` the arbiter
+    menu, `cancel` / `back` / `ends it` the game screen, `-` nothing. PLAY held (LONG) does
+    nothing (the manual's buttons paragraph), but end a message as any key does."""
+    import ui
+
+    text = MANUAL.read_text()
+    table = section(text, "Buttons and screens").split("| screen | PLAY |", 1)[1]
+    rows = []
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    screens = _screens()
+    assert [r[0] for r in rows] == list(screens)
+    for name, _play, _short, long_cell, _plus in rows:
+        u = screens[name]()
+        before = (u.screen, u.game.state)
+        if not name.startswith("a message"):  # any key ends a message, a held PLAY too
+            u.key(ui.PLAY, ui.LONG, 1_000)
+            assert (u.screen, u.game.state) == before, name
+        u.key(ui.SET, ui.LONG, 1_000)
+        if long_cell == "-":
+            want = before[0]
+        elif long_cell.startswith(("settings", "new game, then the settings")):
+            want = ui.S_SETTINGS
+        elif long_cell == "arbiter menu":
+            want = ui.S_ARBITER
+        else:
+            assert long_cell.startswith(("cancel", "back", "ends it")), long_cell
+            want = ui.S_GAME
+        assert u.screen == want, (name, long_cell)
+        if name.startswith("finished"):
+            assert u.game.state == ui.E.READY  # a new game, then the settings
