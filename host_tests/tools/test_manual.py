@@ -1,8 +1,9 @@
 """docs/manual.md against the firmware's own texts, so the two cannot drift: every text the
 displays can show is in the manual, every display text of its legend is one the firmware
 shows, every time it writes is one the displays show, its settings table is the settings
-menu and its preset table the presets; and `tools/sim/sim.py --help` lists the keys the
-README promises there.
+menu and its preset table the presets, its button table's long presses are the key
+handlers', its press counts for a correction the fewest the UI needs; and
+`tools/sim/sim.py --help` lists the keys the README promises there.
 
 How the firmware's display texts are found, without walking the screens (a text added to any
 screen is found without this test knowing the screen): every bytes literal of the modules
@@ -403,3 +404,62 @@ def test_each_long_press_does_what_the_button_table_says():
         assert u.screen == want, (name, long_cell)
         if name.startswith("finished"):
             assert u.game.state == ui.E.READY  # a new game, then the settings
+
+
+# ------------------------------------------------------------------ the manual's press counts
+
+
+def _fewest_presses(make, field_sets, target, read):
+    """The fewest presses that take a field from its value to `target`, a hold (one press,
+    any number of repeats) then taps, or taps alone: each tried on the real UI (`make` a
+    paused game's Ui, `field_sets` SETs into the arbiter menu to the field, `read` its
+    value from the menu)."""
+    import ui
+
+    best = None
+    for repeats in range(0, 16):
+        for button in (ui.MINUS, ui.PLUS):
+            u = make()
+            u.key(ui.SET, ui.LONG, 1_000)
+            for _ in range(field_sets):
+                u.key(ui.SET, ui.SHORT, 1_000)
+            menu = u.screen_of(ui.S_ARBITER)
+            for _ in range(repeats):
+                u.key(button, ui.REPEAT, 1_000 + 150 * _)
+            presses = 1 if repeats else 0
+            taps = 0
+            while read(menu) != target and taps < 12:
+                u.key(ui.PLUS if read(menu) < target else ui.MINUS, ui.SHORT, 9_000)
+                taps += 1
+            if read(menu) == target and (best is None or presses + taps < best):
+                best = presses + taps
+    return best
+
+
+def test_the_corrections_take_the_presses_the_manual_counts():
+    """The manual: within ±5 min a time's minutes take at most 2 presses, ±50 s its seconds
+    at most 6, ±5 moves at most 2; so 29 presses for both times and both move counters."""
+    import ui
+
+    def paused():
+        u = ui.Ui(settings_mod.defaults())
+        u.settings["control"] = {"preset": 4}  # Rapid 10+5
+        u.new_game()
+        g = u.game
+        t = 1_000
+        for i in range(12):  # 6 moves each, the left's time at 9:57 + increments
+            g.press(1 - i % 2, t)
+            t += 3_000
+        g.pause(t)
+        return u
+
+    value = lambda menu: menu.value  # noqa: E731
+    start = paused().game
+    left, moves = start.remaining(0, 0), start.moves[0]
+    worst_min = max(_fewest_presses(paused, 0, left + m * 60_000, value) for m in range(-5, 6))
+    worst_s = max(_fewest_presses(paused, 1, left + s * 1_000, value) for s in range(-50, 51))
+    worst_moves = max(_fewest_presses(paused, 4, moves + k, value) for k in range(-5, 6))
+    assert (worst_min, worst_s, worst_moves) == (2, 6, 2)
+    text = " ".join(MANUAL.read_text().split())
+    assert "1 + 1 + 2 × (2 + 1 + 6 + 1) + 2 × (2 + 1) + 1 = 29 presses" in text
+    assert 1 + 1 + 2 * (worst_min + 1 + worst_s + 1) + 2 * (worst_moves + 1) + 1 == 29
