@@ -9,18 +9,24 @@ buzzer, and turns keys into lever and button presses.
 
 Usage:
     make sim [SIMARGS="--speed 10 --bell"]
+    make sim SIMARGS=--usb        the clock's USB port on socket://127.0.0.1:8131 (--usb N:
+                                  port N), for `make live PORT=socket://127.0.0.1:8131`
+                                  (docs/live.md, "The rehearsal"; tools/sim/usb_side.py)
     .venv/bin/python tools/sim/sim.py [--speed N] [--flash DIR] [--battery-mv MV] [--bell]
-                                      [--ascii]
+                                      [--ascii] [--usb [PORT]]
     .venv/bin/python tools/sim/sim.py --script FILE [--changes] [--print-every MS]
+    .venv/bin/python tools/sim/sim.py --help      the options and the keys
 
-Keys (interactive; the same keys are used in scripts):
-    z  left lever          m  right lever         space  lever of the running side
-    p  PLAY                P  PLAY held 2.2 s
-    s  SET                 S  SET held 2.2 s (long press)
-    -  MINUS  (also ,)     _  MINUS held 1.5 s (auto-repeat; also <)
-    =  PLUS   (also + .)   >  PLUS held 1.5 s (auto-repeat)
-    o  power off / on (the flash folder survives: try resume after power loss)
-    q  quit
+Keys (interactive; the same keys are used in scripts). KEY_TABLE below is the one list:
+the key map, the keys drawn on the screen and --help are built from it
+(host_tests/tools/test_manual.py checks that these lines are what it builds):
+    z left lever                        m right lever
+    space lever of the running side     p PLAY
+    P PLAY held 2.2 s                   s SET
+    S SET held 2.2 s (long press)       - or , MINUS
+    _ or < MINUS held 1.5 s (repeat)    = or + or . PLUS
+    > PLUS held 1.5 s (repeat)          o power off / on (the flash stays)
+    q quit
 
 Ending: `q`, Ctrl-C (SIGINT), SIGTERM and the terminal's end (SIGHUP; with SIGHUP ignored,
 as under make or nohup, stdin's EOF or EIO) end the simulator at once, in the middle of a
@@ -80,32 +86,47 @@ SAMPLE_MS = 10  # change detection step in script mode, ms (tenths change every 
 _FRAME_BUDGET_S = 0.05  # wall time the UI spends running the firmware per frame, s
 _CHUNK_MS = 100  # virtual time run at once in the UI, ms
 
-# key -> (input name, hold ms); "lever" means the lever of the side whose clock runs.
-KEYS = {
-    "z": ("left", TAP_MS),
-    "m": ("right", TAP_MS),
-    " ": ("lever", TAP_MS),
-    "p": ("play", TAP_MS),
-    "P": ("play", LONG_MS),
-    "s": ("set", TAP_MS),
-    "S": ("set", LONG_MS),
-    "-": ("minus", TAP_MS),
-    ",": ("minus", TAP_MS),
-    "_": ("minus", REPEAT_MS),
-    "<": ("minus", REPEAT_MS),
-    "=": ("plus", TAP_MS),
-    "+": ("plus", TAP_MS),
-    ".": ("plus", TAP_MS),
-    ">": ("plus", REPEAT_MS),
-}
-NAMES = ("left", "right", "play", "set", "minus", "plus")
-
-KEY_HELP = (
-    "z left lever   m right lever   space lever of the running side",
-    "p PLAY   P PLAY held     s SET   S SET held 2.2 s (long)",
-    "- MINUS  _ MINUS held (repeat)   = PLUS  > PLUS held (repeat)",
-    "o power off/on   q quit",
+# The keys: (keys, input name, hold ms, what it does); "lever" means the lever of the side
+# whose clock runs. The one list: KEYS (the key map), key_lines() (the screen's lines,
+# --help's and the module doc's) are built from it.
+KEY_TABLE = (
+    ("z", "left", TAP_MS, "left lever"),
+    ("m", "right", TAP_MS, "right lever"),
+    (" ", "lever", TAP_MS, "lever of the running side"),
+    ("p", "play", TAP_MS, "PLAY"),
+    ("P", "play", LONG_MS, "PLAY held 2.2 s"),
+    ("s", "set", TAP_MS, "SET"),
+    ("S", "set", LONG_MS, "SET held 2.2 s (long press)"),
+    ("-,", "minus", TAP_MS, "MINUS"),
+    ("_<", "minus", REPEAT_MS, "MINUS held 1.5 s (repeat)"),
+    ("=+.", "plus", TAP_MS, "PLUS"),
+    (">", "plus", REPEAT_MS, "PLUS held 1.5 s (repeat)"),
 )
+# Keys that press nothing: (key, what it does)
+OTHER_KEYS = (
+    ("o", "power off / on (the flash stays)"),
+    ("q", "quit"),
+)
+KEYS = {k: (name, hold) for keys, name, hold, _what in KEY_TABLE for k in keys}
+NAMES = ("left", "right", "play", "set", "minus", "plus")
+_KEY_COLUMN = 36  # the width of the first column of key_lines()
+
+
+def key_lines():
+    """The keys, two to a line (the screen, --help and the module doc show these lines)."""
+    entries = [
+        "%s %s" % (" or ".join("space" if k == " " else k for k in keys), what)
+        for keys, _name, _hold, what in KEY_TABLE
+    ]
+    entries += ["%s %s" % (k, what) for k, what in OTHER_KEYS]
+    lines = []
+    for i in range(0, len(entries), 2):
+        pair = entries[i : i + 2]
+        if len(pair) == 2 and len(pair[0]) < _KEY_COLUMN:
+            lines.append(pair[0].ljust(_KEY_COLUMN) + pair[1])
+        else:
+            lines.extend(pair)
+    return lines
 
 
 # ------------------------------------------------------------------ the simulated clock
@@ -516,7 +537,7 @@ def _draw(scr, sim, speed, lit, red, green, left, right, leds, sounding, hz, pow
     if sim.resets:
         put(14, 2, "firmware resets: %d" % sim.resets)
     put(16, 1, "Keys:", curses.A_BOLD)
-    for i, text in enumerate(KEY_HELP):
+    for i, text in enumerate(key_lines()):
         put(17 + i, 3, text)
     scr.refresh()
 
@@ -524,8 +545,21 @@ def _draw(scr, sim, speed, lit, red, green, left, right, leds, sounding, hz, pow
 # ------------------------------------------------------------------ entry point
 
 
+def help_epilog():
+    """--help's list of the keys (key_lines), and how scripts name them."""
+    return (
+        "keys (a script uses the same keys, or the names %s):\n" % " ".join(NAMES)
+        + "\n".join("  " + line for line in key_lines())
+        + "\n\nthe buttons' meaning on each screen: docs/manual.md"
+    )
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=help_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--speed", type=float, default=1.0, help="virtual time per wall time")
     ap.add_argument("--flash", default=str(DEFAULT_FLASH), help="the board's filesystem folder")
     ap.add_argument("--bell", action="store_true", help="terminal bell when the buzzer starts")
