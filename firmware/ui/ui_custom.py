@@ -2,8 +2,8 @@
 after a single main period an optional byo-yomi or Canadian overtime; draw odds; time odds
 (the right side its own fields).
 
-Pure module. Opened from the preset chooser (SET long: starting from the preset or kept
-control under its cursor; `CUSt`: from the control in use), as the sides stand (a swapped
+Pure module. Opened from the preset chooser (SET short: starting from the preset or kept
+control under its cursor; PLAY on `CUSt`: from the control in use), as the sides stand (a swapped
 control is edited swapped and saved swapped, so White's side under draw odds stays where
 it was). A control started from here is kept (settings "kept": the chooser's slots). The
 left display names the field, the right shows its value. The fields, in the order SET

@@ -30,6 +30,7 @@ pico = chip_env.chip_fixture()
 clock = chip_env.booted_fixture()
 
 BLITZ_5_3 = 5
+PAUSE_DEBOUNCE_MS = 30  # buttons.Buttons.debounce_ms: a release is an event once this steady
 BLITZ_5_0 = 7
 BULLET_1_0 = 8
 BOOT_MS = chip.BOOT_MS
@@ -121,6 +122,15 @@ def test_pause_power_loss_and_resume(clock):
     tr = clock.trace()
     clean(tr)
     before = displays(tr, tr.now_ns)
+    # The pause is on the displays and LEDs (its first change after the button's event:
+    # the release steady for the buttons' debounce) within 3 ms, before the save's first
+    # flash operation.
+    event_ns = (paused + 80 + PAUSE_DEBOUNCE_MS) * MS
+    shown = [lit.t for side in (0, 1) for lit in tr.lit(side) if lit.t >= event_ns]
+    shown += [t for t, gpio, _ in tr.leds if t >= event_ns and gpio in chip.LED_PINS]
+    first_write = min(t for t, *_ in tr.flash_ops if t >= event_ns)
+    assert shown and min(shown) < first_write
+    assert min(shown) - event_ns <= 3 * MS, (min(shown) - event_ns) / MS
     # While a clock ran only the journal wrote (files in /journal.d, after each press's LEDs:
     # test_chip_journal.py); the pause saved the game.
     assert [t for t, *_ in tr.flash_ops if started * MS <= t < paused * MS]
