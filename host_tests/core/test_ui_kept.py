@@ -95,6 +95,23 @@ class Kept(unittest.TestCase):
         self.assertEqual((k.presses, u.settings["control"]), (4, custom(20, 5)))
         self.assertEqual(u.settings["kept"], [custom(20, 5), custom(15, 5)])  # chosen: newest
 
+    def test_every_kept_control_within_four_presses_a_hold_counted_as_one(self):
+        """From the first preset a held MINUS walks the slots, one each 150 ms (buttons.py);
+        let go one past, a tap brings it back: at most SET, hold, tap, PLAY."""
+        for want in range(presets.KEPT):
+            u = fresh({"preset": 0})
+            for m in range(presets.KEPT, 0, -1):
+                start(u, custom(m, 0))  # CUS1 is 1 min ... CUS5 5 min
+            u.settings["control"] = {"preset": 0}
+            k = Keys(u)
+            k.tap(ui.SET)
+            shown = k.hold(ui.MINUS, want + 2)  # let go one past the slot wanted
+            self.assertEqual(shown[0], b"CUS%d" % (want + 2) if want + 2 <= 5 else b"CUSt")
+            k.tap(ui.PLUS)
+            self.assertEqual(k.tap(ui.PLAY)[0][1:], b"%d00" % (want + 1))
+            self.assertEqual(k.presses, 4)
+            self.assertEqual(u.settings["control"], custom(want + 1, 0))
+
     def test_the_control_in_use_is_two_presses_away(self):
         u = fresh({"preset": 0})
         for m in (10, 20, 30):
