@@ -147,7 +147,8 @@ def test_declining_the_journals_game_forgets_it(tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert game(clock).state == E.READY
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
+    # the declined game's records are gone; the ready game's head is written ahead
+    assert [f for f in files(tmp_path) if f.startswith("journal.d/")] == ["journal.d/h"]
     assert "game.json" not in files(tmp_path)
     power_cycle(clock)
     assert game(clock).state == E.READY and clock.app.ui.screen == 0
@@ -164,3 +165,47 @@ def test_no_folder_the_firmware_makes_hides_a_module():
     modules = {p.stem for p in FIRMWARE.rglob("*.py")}
     for folder in (gamelog.GAMES_DIR, journal_files.DIR):
         assert folder not in modules, folder
+
+
+def test_a_press_record_comes_in_its_wakeup_before_the_feed_and_the_first_writes_no_head(
+    tmp_path,
+):
+    """The real firmware's loop: every press's wakeup (the first press's included) writes
+    the press's record right after its LEDs and frames, before the live feed's lines, and
+    the first press's record finds the head written at the ready screen."""
+    clock = power_on(tmp_path)
+    app = clock.app
+    assert app.usb is not None
+    order = []  # (wakeup, what)
+    record, report = app.journal.record, app.usb.report
+    start = app.journal.store.start
+    started = []
+
+    def spy_record(now, *args):
+        if app.journal.press:
+            order.append((app.wakeups, "record"))
+        record(now, *args)
+
+    def spy_report(now, g):
+        order.append((app.wakeups, "feed"))
+        report(now, g)
+
+    def spy_start(*args):
+        started.append(app.journal.store.ready is not None)
+        start(*args)
+
+    app.journal.record = spy_record
+    app.usb.report = spy_report
+    app.journal.store.start = spy_start
+    choose_preset(clock, 2)
+    clock.run_ms(500)
+    assert app.journal.store.ready  # the head, written ahead
+    for i in range(12):
+        clock.press(SIDES[i % 2])
+        clock.run_ms(900 + 97 * i)
+    recorded = [w for w, what in order if what == "record"]
+    assert len(recorded) == 12
+    for w in recorded:
+        assert (w, "feed") in order and order.index((w, "record")) < order.index((w, "feed"))
+    assert started == [True]  # the first press found its head ready
+    assert app.journal.store.seq >= 12

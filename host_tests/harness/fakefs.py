@@ -245,7 +245,11 @@ class MetadataPair:
 def fs_sizes(fs, folder):
     """sizes() of a MetadataPair on FakeFS `fs`."""
     prefix = folder + "/"
-    return lambda: [len(v) for p, v in fs.files.items() if p.startswith(prefix)]
+    n = len(prefix)
+    # its own files: a subfolder's are in the subfolder's pair (its entry: a few bytes)
+    return lambda: [
+        len(v) for p, v in fs.files.items() if p.startswith(prefix) and "/" not in p[n:]
+    ]
 
 
 class TimedOS:
@@ -308,7 +312,9 @@ def os_sizes(folder):
             names = os.listdir(folder)
         except OSError:
             return []
-        return [os.stat(folder + "/" + n).st_size for n in names]
+        # its own files: a subfolder's are in the subfolder's pair (its entry: a few bytes)
+        stats = [os.stat(folder + "/" + n) for n in names]
+        return [0 if st.st_mode & 0o040000 else st.st_size for st in stats]
 
     return sizes
 
