@@ -21,7 +21,8 @@ page on the rp2):
 State record: b"J", VERSION, zigzag varints (seq, ident, count, len(snap), snap..., first,
 n), then n rows (half-moves first.. first + n - 1 = count - 1) of three int32 little-endian
 (packed, used_ms, left_ms: Game.log_rows(True)'s form), then the CRC-32 of all that, 4 bytes
-little-endian. `count` is Game.log_count at the record.
+little-endian. `count` is Game.log_count at the record. Its fields give its length: a slot
+may hold more bytes after it (a slot is rewritten in place, which never shrinks the file).
 
 Chunk: int32 ident, int32 first (its first half-move: c * ROWS_PER_CHUNK, or later when the
 journal started inside the chunk), the rows, the CRC-32. A torn chunk, one of another game or
@@ -129,14 +130,18 @@ def _checked(data):
 
 def decode_state(data):
     """(seq, ident, count, snap, first, rows) of a whole state record (rows: a list of
-    (packed, used, left), half-moves first.. count-1), or None (torn, foreign, empty)."""
-    end = _checked(data)
-    if end is None or data[0] != _MAGIC or data[1] != VERSION:
+    (packed, used, left), half-moves first.. count-1), or None (torn, foreign, empty). The
+    record's own fields give its length; bytes after its CRC (the tail of a longer record
+    the slot held before: the shell rewrites a slot in place) are not part of it."""
+    if not isinstance(data, (bytes, bytearray)) or len(data) < 6:
         return None
+    if data[0] != _MAGIC or data[1] != VERSION:
+        return None
+    size = len(data)
     i = 2
     head = []
     for _ in range(4):
-        v, i = _get(data, i, end)
+        v, i = _get(data, i, size)
         if i < 0:
             return None
         head.append(v)
@@ -145,13 +150,16 @@ def decode_state(data):
         return None
     snap = []
     for _ in range(n + 2):
-        v, i = _get(data, i, end)
+        v, i = _get(data, i, size)
         if i < 0:
             return None
         snap.append(v)
     nrows = snap.pop()
     first = snap.pop()
-    if nrows < 0 or first + nrows != count or i + 12 * nrows != end:
+    end = i + 12 * nrows
+    if nrows < 0 or first + nrows != count or end + 4 > size:
+        return None
+    if struct.unpack("<I", data[end : end + 4])[0] != crc(data[:end]):
         return None
     rows = [struct.unpack("<iii", data[i + 12 * j : i + 12 * j + 12]) for j in range(nrows)]
     return seq, ident, count, snap, first, rows

@@ -4,22 +4,24 @@ by a pause, a flag or its record. Shell module: file I/O through an os-like `fs`
 format and the recovery rules are journal.py's.
 
 Files (journal.py's module doc has their format): `h` the head, `s0`/`s1` the state slots
-(each rewritten whole, "wb"), and in the subfolder `c` the chunks `cNNN` (each written once,
-"wb"). Each stays under 512 bytes (littlefs's inline limit on the rp2), so on littlefs each
-write is one commit into its folder's metadata pair, two for a new file (its name at the
-open, its data at the close); no file data block is allocated or erased for it. The erases
-are the pairs' compactions. The journal folder's pair holds only the head and the two
-slots, the same few hundred bytes however long the game: its compactions come at a steady
-period, every commit into it is timed and counted for journal_tidy.py, which learns when
-the next one comes, and it never outgrows its pair (littlefs splits a folder whose live
-metadata passes half a block, an erase in the commit that finds it). The chunks' folder
-grows with the game and splits as it must; its writes come at quiet wakeups
-(appjournal.py), not at a press (tools/chip/journal_bench.py counts them).
+(each kept open while the journal runs and rewritten in place: seek, write, flush), and in
+the subfolder `c` the chunks `cNNN` (each written once, "wb"). Each stays under 256 bytes,
+so on littlefs each write is one commit (a page) into its folder's metadata pair, two for
+a new file (its name at the open, its data at the close); no file data block is allocated
+or erased for it. The erases are the pairs' compactions. The journal folder's pair holds
+only the head and the two slots, the same few hundred bytes however long the game: its
+compactions come at a steady period, every commit into it is timed and counted for
+journal_tidy.py, which learns when the next one comes, and it never outgrows its pair
+(littlefs splits a folder whose live metadata passes half a block, an erase in the commit
+that finds it). The chunks' folder grows with the game and splits as it must; its writes
+come at quiet wakeups (appjournal.py), not at a press (tools/chip/journal_bench.py counts
+them).
 
 Order, so that a cut at any step leaves a journal that recovers to a state of the game or
 none at all:
 - prepare() (no clock runs): every old file removed (the state slots first), the folders
-  made, the head written; no slot exists, so a torn head is a journal with nothing to offer;
+  made, the head written (no slot holds a record: a torn head is a journal with nothing
+  to offer), the slots made, blank;
 - start(): nothing more when the prepared head is the game's (else as prepare, the head by
   tmp and rename);
 - write(): the chunks that must leave the record first, then the state record;
@@ -45,11 +47,15 @@ DIR = "journal.d"
 HEAD = "h"
 CHUNKS = "c"  # the chunks' subfolder
 _SLOTS = ("s0", "s1")
-# Rows a state record carries at most (about 60 bytes and 12 a row: inside the inline
-# limit): a press's record writes a chunk first only when a quiet wakeup has not
-CARRY = const(15)
+# Rows a state record carries at most (at most 64 bytes and 12 a row: the biggest record
+# then fits one 256-byte commit with littlefs's tags): a press's record writes a chunk
+# first only when no quiet wakeup has in the five presses since it was complete
+CARRY = const(13)
 # Commits into the journal folder that prepare() writes at most to see two compactions
 _LEARN_MAX = const(40)
+# A state slot's bytes before its first record: no record (journal.py reads none in it),
+# about a record's size, so the folder is as full as it is in the game
+_BLANK = bytes(96)
 
 
 def _chunk(c):
@@ -66,8 +72,12 @@ class Journal:
         self.rows = -1  # half-moves on the flash (the log's count they cover); -1: stopped
         self.ready = None  # the head prepare() wrote (its JSON), until a start() or clear()
         self.flash = journal_tidy.Compactions()  # the journal folder's commits, timed
-        self.slots = (self.path(_SLOTS[0]), self.path(_SLOTS[1]))  # made once: a record's
-        # path is then no allocation (on the chip a string's is a first-fit search)
+        self.slots = (self.path(_SLOTS[0]), self.path(_SLOTS[1]))
+        # Each slot's file, kept open from its first record to stop() or clear(): a record
+        # rewrites it in place (seek, write, flush: one commit) without looking its path up
+        # through the root folder's metadata (3 ms on the chip, of a record's 6)
+        self.handles = [None, None]
+        self.made = [False, False]  # each slot's file exists (its open is then no commit)
 
     def path(self, name):
         return storage.join(self.dir, name)
@@ -123,6 +133,9 @@ class Journal:
         data, _n0 = self._head(game, control, base)
         path = self.path(HEAD)
         self._put(path, data, True)  # no slot exists: a torn head offers nothing
+        for i in (0, 1):  # the slots, no record yet: the folder as full as in the game
+            self._put(self.slots[i], _BLANK, True)
+            self.made[i] = True
         n = 0
         learner = self.flash
         while not learner.period and n < _LEARN_MAX:
@@ -165,8 +178,8 @@ class Journal:
 
     def press_commits(self, game):
         """The commits into the journal folder of the record of `game`'s next press: its
-        state slot's (two while the slot is a new file)."""
-        return 2 if self.seq < 2 else 1
+        state slot's (two when the slot is a new file)."""
+        return 1 if self.made[(self.seq + 1) & 1] else 2
 
     def write_chunks(self, game, carry=0):
         """The complete chunks of `game`'s log not on the flash yet, oldest first, until the
@@ -202,11 +215,43 @@ class Journal:
 
             snap = game_state.snapshot_at(game, at, at_us)
             data = J.encode_state(self.seq, self.ident, count, snap, game, k)
-            # no slot before the journal's first two records (prepare() or start() removed them)
-            return self._put(self.slots[self.seq & 1], data, self.seq <= 2)
+            return self._slot(self.seq & 1, data)
         except OSError:
             self.rows = -1
+            self._close()
             raise
+
+    def _slot(self, i, data):
+        """Write state slot `i` whole through its open file (opened, and made when missing,
+        at its first record): one littlefs commit at the flush, one more at the open of a
+        new file. The file keeps its length when the record is shorter (journal.py reads a
+        record by its own length). True when a commit compacted."""
+        f = self.handles[i]
+        compacted = False
+        if f is None:
+            t = time.ticks_us()
+            f = storage._open(self.fs, self.slots[i], "wb")
+            self.handles[i] = f
+            if not self.made[i]:  # a new file: its name's commit
+                self.made[i] = True
+                compacted = self._took(1, t, True)
+        else:
+            f.seek(0)
+        storage._put(f, data)
+        t = time.ticks_us()
+        f.flush()
+        return self._took(1, t, False) or compacted
+
+    def _close(self):
+        """Close the slots' open files (a file must be closed before it is removed)."""
+        for i in (0, 1):
+            f = self.handles[i]
+            self.handles[i] = None
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
 
     def _put(self, path, data, new, timed=True):
         """Write the file at `path` whole: one littlefs commit at close, and one more at the
@@ -232,6 +277,7 @@ class Journal:
     def stop(self):
         """No more records until the next start() (the game stopped running)."""
         self.rows = -1
+        self._close()
 
     def clear(self):
         """Remove the journal's files (the state slots first, then the chunks, then the
@@ -239,13 +285,17 @@ class Journal:
         fs = self.fs
         self.rows = -1
         self.ready = None
+        self._close()
         try:
             names = fs.listdir(self.dir)
         except OSError:
             return not storage.exists(self.dir, fs)
         ok = True
-        for name in _SLOTS:
-            if name in names and not self._remove(self.path(name)):
+        for i in (0, 1):
+            name = _SLOTS[i]
+            gone = name not in names or self._remove(self.path(name))
+            self.made[i] = not gone
+            if not gone:
                 ok = False
         if CHUNKS in names:
             try:

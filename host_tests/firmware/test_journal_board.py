@@ -9,6 +9,7 @@ import random
 import appjournal
 import engine as E
 import game_state
+import journal
 import pytest
 from test_firmware_e2e import (
     BLITZ_5_3,
@@ -42,6 +43,16 @@ def record_instant(g):
     the start of the move in progress plus what of it the record charged; with the old
     game's turn start (ms, us)."""
     return g.paused_elapsed, g.paused_us
+
+
+def slot_records(tmp_path):
+    """The journal's state slots that hold a record (a slot made ready holds none)."""
+    found = []
+    for name in ("s0", "s1"):
+        p = tmp_path / "journal.d" / name
+        if p.exists() and journal.decode_state(p.read_bytes()) is not None:
+            found.append(name)
+    return found
 
 
 def log_flat(g):
@@ -80,7 +91,7 @@ def test_a_cut_at_a_seeded_instant_resumes_as_of_the_newest_record(tmp_path, see
     )  # times to the us, counters...
     assert g.log_count == old.log_count
     assert log_flat(g) == log_flat(old)
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # taken in
+    assert not slot_records(tmp_path)  # taken in
 
 
 def test_a_cut_just_after_the_press_that_passes_the_time_control(tmp_path):
@@ -130,7 +141,7 @@ def test_a_cut_after_a_flag_offers_the_fallen_flag(tmp_path):
     clock.press("right")
     clock.run_ms(310_000)  # the left's 5 min + 3 s run out: both clocks freeze
     assert game(clock).state == E.FLAGGED
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # retired
+    assert not slot_records(tmp_path)  # retired
     power_cycle(clock)
     assert texts(clock) == ("rE5 ", " yE5")
     tap(clock, "play")
@@ -147,8 +158,14 @@ def test_declining_the_journals_game_forgets_it(tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert game(clock).state == E.READY
-    # the declined game's records are gone; the ready game's head is written ahead
-    assert [f for f in files(tmp_path) if f.startswith("journal.d/")] == ["journal.d/h"]
+    # the declined game's records are gone; the ready game's head is written ahead, its
+    # slots blank
+    assert [f for f in files(tmp_path) if f.startswith("journal.d/")] == [
+        "journal.d/h",
+        "journal.d/s0",
+        "journal.d/s1",
+    ]
+    assert not slot_records(tmp_path)
     assert "game.json" not in files(tmp_path)
     power_cycle(clock)
     assert game(clock).state == E.READY and clock.app.ui.screen == 0
