@@ -4,7 +4,7 @@ shell's journal_files.py writes and reads the files).
 
 While a clock runs, the shell writes after each press (and every JOURNAL_MS while a side
 thinks) one state record: the game as if paused at the record's instant
-(game_state.snapshot_at) with the half-moves of its log that no chunk holds yet. Three
+(snapshot_at) with the half-moves of its log that no chunk holds yet. Three
 kinds of file, each small enough to stay inside one littlefs metadata commit (one 256-byte
 page on the rp2):
 
@@ -37,10 +37,11 @@ restores the times without the log and says LOG Err).
 import binascii
 import struct
 
-from engine import LOG_CAPACITY
+from engine import LOG_CAPACITY, PAUSED, RUNNING
 from micropython import const
 
 VERSION = const(1)
+SNAPSHOT_VERSION = const(3)  # game_state.py's snapshot layout: 3 adds the us parts
 ROWS_PER_CHUNK = const(8)  # half-moves per chunk: 108 bytes
 CHUNK_MAX = const(108)  # bytes: 8 + 12 a row + 4
 STATE_MAX = const(320)  # bytes: a state record is at most this long (about 60 + 12 a row)
@@ -52,6 +53,57 @@ _MASK32 = const(0xFFFFFFFF)
 def crc(data, seed=0):
     """CRC-32 of `data` continuing from `seed`, as a non-negative int (binascii.crc32)."""
     return binascii.crc32(data, seed) & _MASK32
+
+
+def snapshot_at(game, at, at_us=0):
+    """The snapshot of this game as if paused at the instant at.at_us (ms, us 0..999),
+    without changing it: a running game's move is charged up to that instant (the last
+    event when it is earlier), exactly as pause() would. A stopped game gives
+    game_state.snapshot(). For the journal: call it after tick(at, at_us), so no deadline
+    before the instant is pending. Allocates the list. (The snapshot's layout is
+    game_state.py's, which restores it; it is here, loaded at boot, because a press's
+    record takes one while a clock runs.)"""
+    if game.state != RUNNING:
+        return _snap(game, game.state, game.paused_elapsed, game.paused_us)
+    game._elapsed(at, at_us)
+    return _snap(game, PAUSED, game._em, game._eu)
+
+
+def _snap(game, state, paused_ms, paused_us):
+    snap = [
+        SNAPSHOT_VERSION,
+        state,
+        game.running,
+        game.white,
+        paused_ms,
+        game.first_flag,
+        game.first_passed,
+        game.override_bonus,
+        game.override_ms,
+        1 if game.g4_applied else 0,
+        game.result,
+        game.reason,
+    ]
+    for arr in _saved_pairs(game):
+        snap.append(arr[0])
+        snap.append(arr[1])
+    snap.append(paused_us)
+    snap.append(game.main_us[0])
+    snap.append(game.main_us[1])
+    return snap
+
+
+def _saved_pairs(game):
+    """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
+    return (
+        game.main,
+        game.moves,
+        game.period,
+        game.flagged,
+        game.markers,
+        game.marker_moves,
+        game.ot_left,
+    )
 
 
 def _put(buf, v):
@@ -95,7 +147,7 @@ def _rows_into(buf, game, first, end):
 
 def encode_state(seq, ident, count, snap, game=None, first=0):
     """The state record (bytes) of sequence number `seq` for the game `ident` whose log holds
-    `count` half-moves, `snap` its snapshot (game_state.snapshot_at), with the rows first..count-1
+    `count` half-moves, `snap` its snapshot (snapshot_at), with the rows first..count-1
     of `game`'s log (none without a game)."""
     buf = bytearray((_MAGIC, VERSION))
     _put(buf, seq)

@@ -73,9 +73,10 @@ class Journal:
         self.ready = None  # the head prepare() wrote (its JSON), until a start() or clear()
         self.flash = journal_tidy.Compactions()  # the journal folder's commits, timed
         self.slots = (self.path(_SLOTS[0]), self.path(_SLOTS[1]))
-        # Each slot's file, kept open from its first record to stop() or clear(): a record
-        # rewrites it in place (seek, write, flush: one commit) without looking its path up
-        # through the root folder's metadata (3 ms on the chip, of a record's 6)
+        # Each slot's file, kept open from prepare() (or its first record) to stop() or
+        # clear(): a record rewrites it in place (seek, write, flush: one commit) without
+        # looking its path up through the root folder's metadata (3 ms on the chip, of a
+        # record's 6)
         self.handles = [None, None]
         self.made = [False, False]  # each slot's file exists (its open is then no commit)
 
@@ -133,9 +134,8 @@ class Journal:
         data, _n0 = self._head(game, control, base)
         path = self.path(HEAD)
         self._put(path, data, True)  # no slot exists: a torn head offers nothing
-        for i in (0, 1):  # the slots, no record yet: the folder as full as in the game
-            self._put(self.slots[i], _BLANK, True)
-            self.made[i] = True
+        for i in (0, 1):  # the slots, no record yet, opened for the press's records
+            self._slot(i, _BLANK)  # (the folder as full as in the game)
         n = 0
         learner = self.flash
         while not learner.period and n < _LEARN_MAX:
@@ -203,7 +203,7 @@ class Journal:
         return k
 
     def write(self, game, at, at_us):
-        """One record: the state as if paused at at.at_us (game_state.snapshot_at) with the
+        """One record: the state as if paused at at.at_us (journal.snapshot_at) with the
         rows no chunk holds, after the chunks that must leave it (CARRY rows at most). True
         when its write compacted the journal folder's metadata (journal_tidy.py). Raises
         OSError when a write fails (the journal stops)."""
@@ -211,9 +211,7 @@ class Journal:
         k = self.write_chunks(game, CARRY)
         try:
             self.seq += 1
-            import game_state  # here, not at boot: its code takes RAM only once a game is saved
-
-            snap = game_state.snapshot_at(game, at, at_us)
+            snap = J.snapshot_at(game, at, at_us)
             data = J.encode_state(self.seq, self.ident, count, snap, game, k)
             return self._slot(self.seq & 1, data)
         except OSError:

@@ -57,7 +57,7 @@ class StateRecord(unittest.TestCase):
         rows = list(self.game.log_rows(True))[8:]
         longer = J.encode_state(11, IDENT, 13, self.snap, self.game, 1)
         bare = J.encode_state(13, IDENT, 13, self.snap)
-        self.assertGreater(len(longer), len(self.rec))
+        self.assertTrue(len(longer) > len(self.rec))
         self.assertEqual(
             J.decode_state(self.rec + longer[len(self.rec) :]), (12, IDENT, 13, self.snap, 8, rows)
         )

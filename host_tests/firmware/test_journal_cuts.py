@@ -333,8 +333,8 @@ def test_after_the_journal_was_made_ready_the_resuming_press_writes_its_state_on
     k = len(fs.ops)
     app._play.moves(1)
     assert app.journal.store.ready is None and app.journal.store.active()
-    # s1 (made blank at the preparation) opened, written, flushed: one commit, kept open
-    assert [op[1] for op in fs.ops[k:]] == ["open", "write", "flush"]
+    # s1, made blank and kept open at the preparation, rewritten in place: one commit
+    assert [op[1] for op in fs.ops[k:]] == ["seek", "write", "flush"]
     check = Offered(app._old, as_paused(app._play.game, app._play.t))
     n = sweep(model, flash, prelude, lambda app: app._play.moves(1), check)
     assert n >= 4
