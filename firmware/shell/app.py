@@ -416,6 +416,9 @@ class App:
             d = self.usb.next_due()
             if 0 <= d < nxt:
                 nxt = d
+        d = self.journal.wake_at  # a quiet write's (one not done for want of room
+        if now < d < nxt:  # waits for a later wakeup, not a spin)
+            nxt = d
         return nxt
 
     def _events(self, ev):

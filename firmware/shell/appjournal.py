@@ -67,6 +67,7 @@ class Journaling:
         self.base = None  # (log count, journal.tag) of the game state game.json holds
         self.press = False  # a press (or a ticked period/flag): a record is due
         self.due = -1  # the next periodic record or tidy (monotonic ms), -1 = none
+        self.wake_at = -1  # the next quiet write's instant, for the loop's sleep; -1: none
         self.periodic = 0  # the next periodic record (monotonic ms)
         self.tidy_at = 0  # no tidy before this (monotonic ms)
         self.failed = False  # a write failed: none until the game stops
@@ -96,7 +97,7 @@ class Journaling:
         g = self.ui.game
         if g.state != E.RUNNING or self.failed or not self.enabled:
             self.press = False
-            self.due = -1
+            self.due = self.wake_at = -1
             self.tidy_at = 0
             return
         if self.press:
@@ -112,17 +113,19 @@ class Journaling:
         n = 0  # the records a tidy writes
         if now >= self.tidy_at and not (0 <= next_render < now + TIDY_ROOM_MS):
             n = j.flash.tidy(j.press_commits(g))
-            if not n and (j.chunks_due(g) or self.garbage >= GC_EVERY):
+            if not n and (j.chunks_due(g) or j.slots_due() or self.garbage >= GC_EVERY):
                 if wdt is not None:
                     wdt.feed()
-                if j.chunks_due(g):
-                    try:
+                try:
+                    if j.chunks_due(g):
                         j.write_chunks(g)
-                    except OSError:
-                        self.failed = True  # a full flash: the game goes on; a pause saves it
-                else:
-                    gc.collect()
-                    self.garbage = 0
+                    elif j.slots_due():
+                        j.open_slots()
+                    else:
+                        gc.collect()
+                        self.garbage = 0
+                except OSError:
+                    self.failed = True  # a full flash: the game goes on; a pause saves it
                 self._next(now, g, False, now + TIDY_AFTER_MS)  # what else is due: later
                 return
         if not n:
@@ -177,9 +180,14 @@ class Journaling:
         due = self.periodic
         j = self.store
         if not self.failed and self.tidy_at < due:
-            if self.garbage >= GC_EVERY or j.chunks_due(g) or j.flash.tidy(j.press_commits(g)):
+            if self.garbage >= GC_EVERY or j.chunks_due(g) or j.slots_due():
+                due = self.tidy_at
+            elif j.flash.tidy(j.press_commits(g)):
                 due = self.tidy_at
         self.due = due
+        # a quiet write is worth a wakeup of its own (the loop's sleep step); a periodic
+        # record rides on the display's and the watchdog's wakeups
+        self.wake_at = due if due != self.periodic else -1
 
     def prepare(self, wdt):
         """While no clock runs, once armed (the old journal's game is held elsewhere): the
@@ -201,7 +209,7 @@ class Journaling:
 
     def retire(self):
         """The game is held by game.json or its record: the journal's files go."""
-        self.due = -1
+        self.due = self.wake_at = -1
         self.tidy_at = 0
         self.press = False
         self.failed = False

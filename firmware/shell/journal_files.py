@@ -134,8 +134,11 @@ class Journal:
         data, _n0 = self._head(game, control, base)
         path = self.path(HEAD)
         self._put(path, data, True)  # no slot exists: a torn head offers nothing
-        for i in (0, 1):  # the slots, no record yet, opened for the press's records
-            self._slot(i, _BLANK)  # (the folder as full as in the game)
+        # The slots, no record yet (the folder as full as in the game): the first record's
+        # kept open (the other is opened at a quiet wakeup after it: open_slots)
+        self._put(self.slots[0], _BLANK, True)
+        self.made[0] = True
+        self._slot(1, _BLANK)
         n = 0
         learner = self.flash
         while not learner.period and n < _LEARN_MAX:
@@ -239,6 +242,21 @@ class Journal:
         t = time.ticks_us()
         f.flush()
         return self._took(1, t, False) or compacted
+
+    def slots_due(self):
+        """True while the journal runs with a state slot's file not open."""
+        return self.rows >= 0 and (self.handles[0] is None or self.handles[1] is None)
+
+    def open_slots(self):
+        """Open the state slots' files not open yet (made when missing, as blank), so no
+        record looks a path up (3 ms on the chip); none is written. Raises OSError."""
+        for i in (0, 1):
+            if self.handles[i] is None:
+                if self.made[i]:  # blank, or the other slot holds the newer record: its
+                    # next record rewrites it (littlefs truncates at that commit, not here)
+                    self.handles[i] = storage._open(self.fs, self.slots[i], "wb")
+                else:
+                    self._slot(i, _BLANK)
 
     def _close(self):
         """Close the slots' open files (a file must be closed before it is removed)."""
