@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
-"""The journal's cost on the chip: what each press's record and each quiet write (a tidy, a
-periodic record) puts on the flash while a clock runs, and how long the core is stalled.
+"""The journal's cost on the chip: what each press's record and each quiet write (chunks, a
+tidy, a periodic record) puts on the flash while a clock runs, how long the core is stalled,
+and how soon after its lever's edge each press's record is whole on flash.
 
-usage: journal_bench.py [--moves N] [--json PATH]
+usage: journal_bench.py [--moves N] [--gap MS] [--preset P] [--next M] [--check] [--json PATH]
 
-Plays a game of N half-moves (default 90, Rapid 25+10) on the emulated RP2040 (chip.py: real
-MicroPython rp2 1.27 in rp2040js, the firmware as `make flash` leaves it; every flash erase
-and program is trapped and charged the W25Q16JV's typical time, 45 ms a 4 KiB sector, 0.7 ms
-a 256-byte page, with interrupts off as on the chip), moves 1.1-3.7 s apart and every 9th
-one 23 s (two periodic records inside it). The flash ops are grouped into writes (ops back
-to back, BURST_GAP_NS apart at most); after each press's edge, the first write is the
-press's own record and the later ones until the next press are quiet writes (tidies that
-take a compaction's erase, periodic records). It prints the press's own stall (the flash
-time of its record) as a distribution (median, 95th percentile, worst) and the presses
-whose record erased; the quiet writes, their erases, the longest (its first op to the end
-of its last: the core busy with records and an erase) and how long after the press the
-first came; the lever edges that fell inside an erase (the core stalled, interrupts off); the
-erases and pages of the whole game and the sectors erased most. `--json` also writes the
-rows, the ops and the presses' instants. The emulator is deterministic: the same firmware
-gives the same figures.
+Plays a game of N half-moves (default 90) of preset P (default Rapid 25+10) on the emulated
+RP2040 (chip.py: real MicroPython rp2 in rp2040js, the firmware as `make flash` leaves it;
+every flash erase and program is trapped and charged the W25Q16JV's typical time, 45 ms a 4
+KiB sector, 0.7 ms a 256-byte page, with interrupts off as on the chip): a press every MS ms
+with --gap, else 1.1-3.7 s apart and every 9th one 23 s (two periodic records inside it).
+Then it pauses; with --next it ends the game (the arbiter's dead position), starts the next
+and plays M half-moves of it. The flash ops are grouped into writes (ops back to back,
+BURST_GAP_NS apart at most); after each press's edge, the first write is the press's own
+record and the later ones until the next press are quiet writes. It prints, per game, the
+press's window (its edge to the end of its record's last page: the record whole on flash),
+the press's own stall (the flash time of its record) as a distribution (median, 95th
+percentile, worst) and the presses whose record erased; the quiet writes, their erases, the
+longest (its first op to the end of its last) and how long after the press the first came;
+the lever edges that fell inside an erase (the core stalled, interrupts off); the erases and
+pages and the sectors erased most. --check exits 1 unless every press's window is at most
+WINDOW_MS and no press's record erased. `--json` also writes the rows, the ops and the
+presses' instants. The emulator is deterministic: the same firmware gives the same figures.
 """
 
 import argparse
@@ -43,6 +46,7 @@ PAGE_NS = 700_000
 # them takes 25 ms); a tidy comes 150 ms after a press's record at the soonest.
 BURST_GAP_NS = 60 * MS
 SIDES = ("left", "right")
+WINDOW_MS = 10  # a press's edge to its record whole on flash, at most (docs/journal.md)
 LEVER_GPIOS = (chip.PINS["left"], chip.PINS["right"])
 
 
@@ -200,6 +204,7 @@ def main():
     ap.add_argument("--gap", type=int, default=0, help="ms between presses (0: the pattern)")
     ap.add_argument("--preset", type=int, default=RAPID_25_10)
     ap.add_argument("--next", type=int, default=0, help="half-moves of a next game")
+    ap.add_argument("--check", action="store_true", help="fail unless the goals are met")
     ap.add_argument("--json")
     args = ap.parse_args()
     pico = chip.Chip.from_environment()
@@ -236,6 +241,18 @@ def main():
         for k, v in out2.items():
             print("%-32s %s" % (k, v))
         out["next"] = out2
+    if args.check:
+        games = [out] + ([out["next"]] if starts2 else [])
+        bad = [
+            g
+            for g in games
+            if g["press_to_record_whole_worst_ms"] > WINDOW_MS
+            or g["presses_with_erase"]
+            or g["presses_without_record"]
+        ]
+        if bad or out["errors"]:
+            print("FAILED: a press's record took an erase, none, or more than %d ms" % WINDOW_MS)
+            sys.exit(1)
     if args.json:
         Path(args.json).write_text(
             json.dumps(
