@@ -53,8 +53,8 @@ TIDY_EVERY_MS = const(1_000)
 # A garbage collection (24 ms on the chip) at a quiet wakeup once this many records have
 # been written since the last: the heap never fills up in a press's record (MicroPython
 # would collect there), and a record's allocations, a first-fit search through the garbage
-# since the last collection, stay quick (on the chip a press's record took 4 ms more after
-# 30 records without one)
+# since the last collection, stay quick (on the chip they take up to 4 ms more after 30
+# records without one)
 GC_EVERY = const(8)
 
 
