@@ -122,11 +122,12 @@ class Journal:
     def prepare(self, game, control, base, wdt=None):
         """While no clock runs (a game set up, paused, flagged): the journal of `game` (its
         ident set) made ready for its next press, whose record then writes only a state
-        slot: the old files removed, the folders made, the head written. Then, until two
-        compactions of the journal folder are seen (journal_tidy.py: where its block stands
-        and its period), the head rewritten in place (one commit each, _LEARN_MAX at most),
-        so that the first records' compaction is foreseen too. `wdt` (or None) is fed
-        between the commits. Raises OSError when a write fails."""
+        slot: the old files removed, the folders made, the head written, the slots made
+        blank (s1 kept open for the first record). Then, until two compactions of the
+        journal folder are seen (journal_tidy.py: where its block stands and its period),
+        s1 rewritten in place (one commit each, _LEARN_MAX at most), so that the first
+        records' compaction is foreseen too. `wdt` (or None) is fed between the commits.
+        Raises OSError when a write fails."""
         self.ready = None
         if not self.clear():
             raise OSError(5)  # an old file stays: the press's start() tries again
@@ -144,7 +145,7 @@ class Journal:
         while not learner.period and n < _LEARN_MAX:
             if wdt is not None:
                 wdt.feed()
-            self._put(path, data, False)
+            self._slot(1, _BLANK)  # through its open file: no path looked up
             n += 1
         self.ready = data
 
