@@ -303,7 +303,7 @@ class App:
         if jr.press or 0 <= jr.due <= now:
             jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
         elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
-            jr.prepare(self.wdt)
+            jr.prepare(now, self.wdt)
         # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.

@@ -50,6 +50,8 @@ JOURNAL_ROOM_MS = const(60)
 TIDY_AFTER_MS = const(150)
 TIDY_ROOM_MS = const(150)
 TIDY_EVERY_MS = const(1_000)
+# The journal is made ready this long (ms) after the wakeup that finds it armed
+PREPARE_AFTER_MS = const(300)
 # A garbage collection (24 ms on the chip) at a quiet wakeup once this many records have
 # been written since the last: the heap never fills up in a press's record (MicroPython
 # would collect there), and a record's allocations, a first-fit search through the garbage
@@ -75,6 +77,7 @@ class Journaling:
         # the journal's old files may go and the next one's head be written (prepare): set
         # once game.json or the game's record holds what the journal held, or nothing does
         self.armed = False
+        self.prepare_at = -1  # when the armed journal is made ready (monotonic ms), -1: not set
         self.garbage = 0  # records written since the last garbage collection
         # Records while a clock runs; off only where a test proves the press path allocates
         # nothing (make bench's heap_lock runs: a record allocates, measured apart)
@@ -189,13 +192,24 @@ class Journaling:
         # record rides on the display's and the watchdog's wakeups
         self.wake_at = due if due != self.periodic else -1
 
-    def prepare(self, wdt):
+    def prepare(self, now, wdt):
         """While no clock runs, once armed (the old journal's game is held elsewhere): the
         next journal made ready for the press that starts or resumes the clock
         (journal_files.Journal.prepare: the old files removed, the head written, the
-        folder's compactions learnt), so that press's record writes only its state. Gives
-        the game its ident when it has none. A failed write leaves it to that press's
-        record."""
+        folder's compactions learnt), so that press's record writes only its state. It
+        comes PREPARE_AFTER_MS after the first wakeup that finds it armed (`now`; then
+        `wake_at` asks the loop for a wakeup), not in the wakeup of the key that set the
+        game up: a lever pressed right after that key would wait for it (its erases, tens
+        of ms) and the press's first display change with it; such a press starts the
+        journal itself, as an unprepared one. Gives the game its ident when it has none. A
+        failed write leaves it to that press's record."""
+        if self.prepare_at < 0:
+            self.prepare_at = now + PREPARE_AFTER_MS
+        if now < self.prepare_at:
+            self.wake_at = self.prepare_at
+            return
+        self.prepare_at = -1
+        self.wake_at = -1
         self.armed = False
         g = self.ui.game
         if self.failed or not self.enabled:
@@ -215,6 +229,7 @@ class Journaling:
         self.failed = False
         self.store.clear()
         self.armed = True
+        self.prepare_at = -1
 
     def saved(self, g):
         """game.json now holds Game `g` (paused or flagged): the next journal starts from
@@ -238,6 +253,7 @@ class Journaling:
             return True
         self.base = (saved["n"], journal.tag(saved["snap"]))
         self.armed = True  # the prepared head had another base
+        self.prepare_at = -1
         return False
 
     def boot(self, saved):
@@ -249,6 +265,7 @@ class Journaling:
         if j is None:
             self.store.clear()
             self.armed = True
+            self.prepare_at = -1
             return saved
         ident = j["id"]
         stale = gamelog.find_game(self.root, ident, self.fs) is not None
@@ -257,6 +274,7 @@ class Journaling:
         if stale:
             self.store.clear()
             self.armed = True
+            self.prepare_at = -1
             return saved
         if saved is not None and saved["id"] != ident:
             scratch = E.Game(presets.control_of(saved["control"]))

@@ -158,6 +158,7 @@ def test_declining_the_journals_game_forgets_it(tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert game(clock).state == E.READY
+    clock.run_ms(appjournal.PREPARE_AFTER_MS + 100)
     # the declined game's records are gone; the ready game's head is written ahead, its
     # slots blank
     assert [f for f in files(tmp_path) if f.startswith("journal.d/")] == [

@@ -16,6 +16,7 @@ record (as of the instant the engine was ticked to). Asserted at each power-up:
 - no file is left half-written: no *.tmp, every .json parses.
 """
 
+import appjournal as AJ
 import engine as E
 import game_state
 import pytest
@@ -288,6 +289,15 @@ def test_a_journal_of_a_recorded_game_is_not_offered(monkeypatch):
 
 
 # ------------------------------------------------------------------ the journal made ready
+def make_ready(app, t=0):
+    """Journaling.prepare as the App's wakeups call it: the first finds it armed, the one
+    PREPARE_AFTER_MS later makes the journal ready."""
+    j = app.journal
+    j.prepare(t, None)
+    assert j.armed and not j.store.ready  # not in the wakeup that armed it
+    j.prepare(t + AJ.PREPARE_AFTER_MS, None)
+
+
 def nine_then_paused(p):
     p.moves(9).pause()
 
@@ -306,7 +316,7 @@ def test_a_cut_while_the_journal_is_made_ready_offers_the_paused_game(model):
         assert app.journal.armed
 
     def sequence(app):
-        app.journal.prepare(None)
+        make_ready(app)
         assert app.journal.store.ready
 
     flash = lambda m: flash_with(m, lambda p: None)  # noqa: E731
@@ -324,7 +334,7 @@ def test_after_the_journal_was_made_ready_the_resuming_press_writes_its_state_on
     def prelude(app):
         app._play = Play(app, 5_000_000).accept_offer()
         app._old = state(app._play.game)
-        app.journal.prepare(None)
+        make_ready(app)
         app._play = JPlay(app, app._play.t).resume()
 
     fs = flash(model).reboot()
@@ -347,7 +357,7 @@ def test_a_head_made_ready_for_another_game_is_written_again_at_the_press(model)
     press's record writes the head of the game it starts, and the power-up offers that."""
     fs = new_fs(**model)
     app = boot(fs)
-    app.journal.prepare(None)
+    make_ready(app)
     ready = app.journal.store.ready
     app.ui.game.set_ident(app.ui.game.ident + 1)
     p = JPlay(app).moves(3)

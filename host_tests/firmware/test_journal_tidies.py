@@ -12,7 +12,7 @@ import appjournal as AJ
 import engine as E
 import journal_tidy as T
 import pytest
-from test_journal_cuts import JPlay, Offered, as_paused
+from test_journal_cuts import JPlay, Offered, as_paused, make_ready
 from test_power_cuts import boot, fixed_ident, flash_with, sweep  # noqa: F401 (the fixture)
 
 from harness.fakefs import FS_MODELS, MetadataPair, fs_sizes, new_fs
@@ -91,7 +91,7 @@ def played(gaps, pages=16):
     fs = new_fs(lfs=True)
     pair = timed(fs, pages)
     app = boot(fs)
-    app.journal.prepare(None)
+    make_ready(app)
     p = Wakeups(app, pair)
     p.ready_commits = len(pair.at)  # the preparation's (its compactions learnt)
     return p.play(gaps), pair
@@ -288,6 +288,7 @@ def test_on_the_board_the_compactions_fall_in_tidies_after_the_presses_wakeups(t
     app.journal.record = spy_record
     app._drain_levers = spy_drain
     choose_preset(clock, RAPID_25_10)
+    clock.run_ms(AJ.PREPARE_AFTER_MS + 200)  # the journal made ready
     for i in range(50):
         gap = 1_100 + (i * 389) % 2_600
         clock.press(("left", "right")[i % 2])
