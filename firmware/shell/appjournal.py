@@ -198,11 +198,11 @@ class Journaling:
         (journal_files.Journal.prepare: the old files removed, the head written, the
         folder's compactions learnt), so that press's record writes only its state. It
         comes PREPARE_AFTER_MS after the first wakeup that finds it armed (`now`; then
-        `wake_at` asks the loop for a wakeup), not in the wakeup of the key that set the
-        game up: a lever pressed right after that key would wait for it (its erases, tens
-        of ms) and the press's first display change with it; such a press starts the
-        journal itself, as an unprepared one. Gives the game its ident when it has none. A
-        failed write leaves it to that press's record."""
+        `wake_at` asks the loop for a wakeup; at power-up at once), not in the wakeup of
+        the key that set the game up: a lever pressed right after that key would wait for
+        it (its erases, tens of ms) and the press's first display change with it; such a
+        press starts the journal itself, as an unprepared one. Gives the game its ident
+        when it has none. A failed write leaves it to that press's record."""
         if self.prepare_at < 0:
             self.prepare_at = now + PREPARE_AFTER_MS
         if now < self.prepare_at:
@@ -265,7 +265,7 @@ class Journaling:
         if j is None:
             self.store.clear()
             self.armed = True
-            self.prepare_at = -1
+            self.prepare_at = 0  # at the first wakeup: no key set this game up
             return saved
         ident = j["id"]
         stale = gamelog.find_game(self.root, ident, self.fs) is not None
@@ -274,7 +274,7 @@ class Journaling:
         if stale:
             self.store.clear()
             self.armed = True
-            self.prepare_at = -1
+            self.prepare_at = 0  # at the first wakeup: no key set this game up
             return saved
         if saved is not None and saved["id"] != ident:
             scratch = E.Game(presets.control_of(saved["control"]))

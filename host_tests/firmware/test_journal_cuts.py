@@ -289,13 +289,16 @@ def test_a_journal_of_a_recorded_game_is_not_offered(monkeypatch):
 
 
 # ------------------------------------------------------------------ the journal made ready
-def make_ready(app, t=0):
-    """Journaling.prepare as the App's wakeups call it: the first finds it armed, the one
-    PREPARE_AFTER_MS later makes the journal ready."""
+def make_ready(app, t=0, delayed=True):
+    """Journaling.prepare as the App's wakeups call it: armed by a key (`delayed`), the
+    first finds it armed and the one PREPARE_AFTER_MS later makes the journal ready; armed
+    at power-up, the first."""
     j = app.journal
     j.prepare(t, None)
-    assert j.armed and not j.store.ready  # not in the wakeup that armed it
-    j.prepare(t + AJ.PREPARE_AFTER_MS, None)
+    if delayed:
+        assert j.armed and not j.store.ready  # not in the wakeup that armed it
+        j.prepare(t + AJ.PREPARE_AFTER_MS, None)
+    assert not j.armed and j.store.ready
 
 
 def nine_then_paused(p):
@@ -357,7 +360,7 @@ def test_a_head_made_ready_for_another_game_is_written_again_at_the_press(model)
     press's record writes the head of the game it starts, and the power-up offers that."""
     fs = new_fs(**model)
     app = boot(fs)
-    make_ready(app)
+    make_ready(app, delayed=False)
     ready = app.journal.store.ready
     app.ui.game.set_ident(app.ui.game.ident + 1)
     p = JPlay(app).moves(3)

@@ -91,7 +91,7 @@ def played(gaps, pages=16):
     fs = new_fs(lfs=True)
     pair = timed(fs, pages)
     app = boot(fs)
-    make_ready(app)
+    make_ready(app, delayed=False)
     p = Wakeups(app, pair)
     p.ready_commits = len(pair.at)  # the preparation's (its compactions learnt)
     return p.play(gaps), pair
