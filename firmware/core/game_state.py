@@ -35,6 +35,7 @@ clock or a file. The rules and the bounds, and why: docs/timing.md#the-arbiter a
 docs/timing.md#saved-games.
 """
 
+import journal as _journal
 from engine import (
     ACT_ADD_TIME,
     ACT_FINISH,
@@ -84,7 +85,9 @@ from timecontrol import (
 G4_LIMIT_MS = const(120_000)  # Appendix G.4/G.5: "less than two minutes"
 G4_BONUS_MS = const(5_000)
 G4_EXTRA_MS = const(120_000)
-SNAPSHOT_VERSION = const(3)  # 3: + the us parts; 2: + ot_left; 1 and 2 are still restored
+SNAPSHOT_VERSION = _journal.SNAPSHOT_VERSION  # 3: + the us parts; 2: + ot_left (restored)
+_snap = _journal._snap
+_saved_pairs = _journal._saved_pairs
 _SNAP_LEN = const(29)
 _SNAP_LEN_V2 = const(26)
 _SNAP_LEN_V1 = const(24)
@@ -318,53 +321,10 @@ def snapshot(game):
     return _snap(game, game.state, game.paused_elapsed, game.paused_us)
 
 
-def snapshot_at(game, at, at_us=0):
-    """The snapshot of this game as if paused at the instant at.at_us (ms, us 0..999),
-    without changing it: a running game's move is charged up to that instant (the last
-    event when it is earlier), exactly as pause() would. A stopped game gives
-    snapshot(). For the journal (app.py): call it after tick(at, at_us), so no
-    deadline before the instant is pending. Allocates the list."""
-    if game.state != RUNNING:
-        return snapshot(game)
-    game._elapsed(at, at_us)
-    return _snap(game, PAUSED, game._em, game._eu)
-
-
-def _snap(game, state, paused_ms, paused_us):
-    snap = [
-        SNAPSHOT_VERSION,
-        state,
-        game.running,
-        game.white,
-        paused_ms,
-        game.first_flag,
-        game.first_passed,
-        game.override_bonus,
-        game.override_ms,
-        1 if game.g4_applied else 0,
-        game.result,
-        game.reason,
-    ]
-    for arr in _saved_pairs(game):
-        snap.append(arr[0])
-        snap.append(arr[1])
-    snap.append(paused_us)
-    snap.append(game.main_us[0])
-    snap.append(game.main_us[1])
-    return snap
-
-
-def _saved_pairs(game):
-    """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
-    return (
-        game.main,
-        game.moves,
-        game.period,
-        game.flagged,
-        game.markers,
-        game.marker_moves,
-        game.ot_left,
-    )
+# snapshot_at, _snap and _saved_pairs live in journal.py (loaded at boot): the journal's
+# record of a press takes a snapshot while a clock runs, and importing this module there
+# would cost that press 25 ms on the chip
+snapshot_at = _journal.snapshot_at
 
 
 def _most(game, s, moves, g4):

@@ -4,7 +4,7 @@ shell's journal_files.py writes and reads the files).
 
 While a clock runs, the shell writes after each press (and every JOURNAL_MS while a side
 thinks) one state record: the game as if paused at the record's instant
-(game_state.snapshot_at) with the half-moves of its log that no chunk holds yet. Three
+(snapshot_at) with the half-moves of its log that no chunk holds yet. Three
 kinds of file, each small enough to stay inside one littlefs metadata commit (one 256-byte
 page on the rp2):
 
@@ -21,7 +21,8 @@ page on the rp2):
 State record: b"J", VERSION, zigzag varints (seq, ident, count, len(snap), snap..., first,
 n), then n rows (half-moves first.. first + n - 1 = count - 1) of three int32 little-endian
 (packed, used_ms, left_ms: Game.log_rows(True)'s form), then the CRC-32 of all that, 4 bytes
-little-endian. `count` is Game.log_count at the record.
+little-endian. `count` is Game.log_count at the record. Its fields give its length: a slot
+may hold more bytes after it (a slot is rewritten in place, which never shrinks the file).
 
 Chunk: int32 ident, int32 first (its first half-move: c * ROWS_PER_CHUNK, or later when the
 journal started inside the chunk), the rows, the CRC-32. A torn chunk, one of another game or
@@ -36,10 +37,11 @@ restores the times without the log and says LOG Err).
 import binascii
 import struct
 
-from engine import LOG_CAPACITY
+from engine import LOG_CAPACITY, PAUSED, RUNNING
 from micropython import const
 
 VERSION = const(1)
+SNAPSHOT_VERSION = const(3)  # game_state.py's snapshot layout: 3 adds the us parts
 ROWS_PER_CHUNK = const(8)  # half-moves per chunk: 108 bytes
 CHUNK_MAX = const(108)  # bytes: 8 + 12 a row + 4
 STATE_MAX = const(320)  # bytes: a state record is at most this long (about 60 + 12 a row)
@@ -51,6 +53,57 @@ _MASK32 = const(0xFFFFFFFF)
 def crc(data, seed=0):
     """CRC-32 of `data` continuing from `seed`, as a non-negative int (binascii.crc32)."""
     return binascii.crc32(data, seed) & _MASK32
+
+
+def snapshot_at(game, at, at_us=0):
+    """The snapshot of this game as if paused at the instant at.at_us (ms, us 0..999),
+    without changing it: a running game's move is charged up to that instant (the last
+    event when it is earlier), exactly as pause() would. A stopped game gives
+    game_state.snapshot(). For the journal: call it after tick(at, at_us), so no deadline
+    before the instant is pending. Allocates the list. (The snapshot's layout is
+    game_state.py's, which restores it; it is here, loaded at boot, because a press's
+    record takes one while a clock runs.)"""
+    if game.state != RUNNING:
+        return _snap(game, game.state, game.paused_elapsed, game.paused_us)
+    game._elapsed(at, at_us)
+    return _snap(game, PAUSED, game._em, game._eu)
+
+
+def _snap(game, state, paused_ms, paused_us):
+    snap = [
+        SNAPSHOT_VERSION,
+        state,
+        game.running,
+        game.white,
+        paused_ms,
+        game.first_flag,
+        game.first_passed,
+        game.override_bonus,
+        game.override_ms,
+        1 if game.g4_applied else 0,
+        game.result,
+        game.reason,
+    ]
+    for arr in _saved_pairs(game):
+        snap.append(arr[0])
+        snap.append(arr[1])
+    snap.append(paused_us)
+    snap.append(game.main_us[0])
+    snap.append(game.main_us[1])
+    return snap
+
+
+def _saved_pairs(game):
+    """The per-side arrays a snapshot holds, in its order (after the 12 scalars)."""
+    return (
+        game.main,
+        game.moves,
+        game.period,
+        game.flagged,
+        game.markers,
+        game.marker_moves,
+        game.ot_left,
+    )
 
 
 def _put(buf, v):
@@ -94,7 +147,7 @@ def _rows_into(buf, game, first, end):
 
 def encode_state(seq, ident, count, snap, game=None, first=0):
     """The state record (bytes) of sequence number `seq` for the game `ident` whose log holds
-    `count` half-moves, `snap` its snapshot (game_state.snapshot_at), with the rows first..count-1
+    `count` half-moves, `snap` its snapshot (snapshot_at), with the rows first..count-1
     of `game`'s log (none without a game)."""
     buf = bytearray((_MAGIC, VERSION))
     _put(buf, seq)
@@ -129,14 +182,18 @@ def _checked(data):
 
 def decode_state(data):
     """(seq, ident, count, snap, first, rows) of a whole state record (rows: a list of
-    (packed, used, left), half-moves first.. count-1), or None (torn, foreign, empty)."""
-    end = _checked(data)
-    if end is None or data[0] != _MAGIC or data[1] != VERSION:
+    (packed, used, left), half-moves first.. count-1), or None (torn, foreign, empty). The
+    record's own fields give its length; bytes after its CRC (the tail of a longer record
+    the slot held before: the shell rewrites a slot in place) are not part of it."""
+    if not isinstance(data, (bytes, bytearray)) or len(data) < 6:
         return None
+    if data[0] != _MAGIC or data[1] != VERSION:
+        return None
+    size = len(data)
     i = 2
     head = []
     for _ in range(4):
-        v, i = _get(data, i, end)
+        v, i = _get(data, i, size)
         if i < 0:
             return None
         head.append(v)
@@ -145,13 +202,16 @@ def decode_state(data):
         return None
     snap = []
     for _ in range(n + 2):
-        v, i = _get(data, i, end)
+        v, i = _get(data, i, size)
         if i < 0:
             return None
         snap.append(v)
     nrows = snap.pop()
     first = snap.pop()
-    if nrows < 0 or first + nrows != count or i + 12 * nrows != end:
+    end = i + 12 * nrows
+    if nrows < 0 or first + nrows != count or end + 4 > size:
+        return None
+    if struct.unpack("<I", data[end : end + 4])[0] != crc(data[:end]):
         return None
     rows = [struct.unpack("<iii", data[i + 12 * j : i + 12 * j + 12]) for j in range(nrows)]
     return seq, ident, count, snap, first, rows

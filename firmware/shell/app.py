@@ -192,12 +192,16 @@ class App:
         6. USB: the port (a host that takes the board over ends the loop after this wakeup);
         7. battery: its level, while the game is ready;
         8. render: what changed (a press queued since the levers step: the wakeup starts over);
-        9. feed: the live feed's lines for what changed (usbguard.py, feed.py), before the
-           file writes, so no line waits behind a flash write;
-        10. saves: the file writes keys asked for (a pause's save, a result's record, the
+        9. press's record: the journal's record of a press (or a ticked period or flag),
+           once its LEDs and frames are out, before anything else is written
+           (appjournal.py), so the window a power cut can take it in is its write alone;
+        10. feed: the live feed's lines for what changed (usbguard.py, feed.py), before the
+            other file writes, so no line waits behind a flash write;
+        11. saves: the file writes keys asked for (a pause's save, a result's record, the
             settings) and a game a flag froze, once what caused them is on the displays;
-        11. journal: the record of the running game, when due (appjournal.py);
-        12. sleep: until the next due instant, from a fresh reading.
+        12. journal: the running game's other writes when due (periodic records, chunks,
+            tidies), or while no clock runs the next journal made ready (appjournal.py);
+        13. sleep: until the next due instant, from a fresh reading.
         The steps are named here and by these names elsewhere. A new job gets a method of
         its own and one line at its step. Allocates nothing
         unless a button event or a file write asks for it."""
@@ -284,19 +288,25 @@ class App:
         # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
         # the displays, the LEDs and the flag wait for.
         self.heap.unlock()
-        # 9. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
-        if usb is not None:
-            usb.report(now, g)
-        # 10. The saves.
-        if self._writes or self._save_flag:
-            self._saves(now)
         # The lever whose press is a move now: its IRQ lights the LEDs (levers.py).
         running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
         levers.mover[0] = g.running if running else -1
-        # 11. The journal (a flash write: after the LEDs, the frames and the mover are out).
-        if self.journal.press or 0 <= self.journal.due <= now:
-            self.journal.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-        # 12. Sleep until the next due instant, from a fresh reading at the end of this wakeup
+        # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
+        jr = self.journal
+        if jr.press:
+            jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+        # 10. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+        if usb is not None:
+            usb.report(now, g)
+        # 11. The saves.
+        if self._writes or self._save_flag:
+            self._saves(now)
+        # 12. The journal's other writes; while no clock runs, the next journal made ready.
+        if jr.press or 0 <= jr.due <= now:
+            jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+        elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
+            jr.prepare(now, self.wdt)
+        # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
         nxt = self._next_due(now, deadline)
@@ -415,6 +425,9 @@ class App:
             d = self.usb.next_due()
             if 0 <= d < nxt:
                 nxt = d
+        d = self.journal.wake_at  # a quiet write's (one not done for want of room
+        if now < d < nxt:  # waits for a later wakeup, not a spin)
+            nxt = d
         return nxt
 
     def _events(self, ev):

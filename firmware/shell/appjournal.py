@@ -1,22 +1,30 @@
 """The shell's journal: the running game's records on flash (journal.py, journal_files.py).
 
-Owns: when a record is due and when it waits (after each press or ticked period or flag,
-once that wakeup's LEDs and frames are out; every JOURNAL_MS while a side thinks; never
-near the flag deadline nor just before a display change), the base a journal starts from
-(the game state game.json holds), its retirement once game.json or the game's record holds
-the game, and at power-up the choice between the journal's game and game.json's. App calls
-`record` at its step of a wakeup; appfiles.Files calls the rest where it saves, records,
-resumes and settles. It never reads the time: `now` (monotonic ms) is an argument.
+Owns: when a record is due (a press's, or a ticked period's or flag's, as soon as that
+wakeup's LEDs and frames are out, before its feed and any other write; every JOURNAL_MS
+while a side thinks, never near the flag deadline nor just before a display change), when
+the quiet writes come (chunks, tidies), the journal made ready while no clock runs (its
+head written ahead of the press that starts or resumes the clock), the base a journal
+starts from (the game state game.json holds), its retirement once game.json or the game's
+record holds the game, and at power-up the choice between the journal's game and
+game.json's. App calls `record` and `prepare` at its steps of a wakeup; appfiles.Files
+calls the rest where it saves, records, resumes and settles. It never reads the time:
+`now` (monotonic ms) is an argument.
 
-While a clock runs only the journal writes: one small littlefs commit a record. Every ten
-or so commits littlefs compacts the journal directory's metadata, a sector erase (45 ms
-typical, interrupts off): journal_tidy.py learns from the writes' durations when the next
-one comes, and when the next press's record could take it, a tidy brings records forward to
-a quiet wakeup (TIDY_AFTER_MS after the press at the soonest, TIDY_ROOM_MS before the next
-display change and the flag deadline, one every TIDY_EVERY_MS at most), ordinary periodic
-records as of the instant the engine was ticked to, until one compacts. The PIO lever
+While a clock runs only the journal writes. A press's record is one small littlefs commit
+(a state slot), written at once. Every dozen or so commits littlefs compacts the journal
+folder's metadata, a sector erase (45 ms typical, interrupts off): journal_tidy.py learns
+from the writes' durations when the next one comes, and when the next press's record could
+take it, a tidy brings records forward to a quiet wakeup, ordinary periodic records as of
+the instant the engine was ticked to, until one compacts. The chunks (eight half-moves a
+file, in a folder of their own that grows with the game) are written at quiet wakeups too.
+A quiet wakeup is TIDY_AFTER_MS after the press at the soonest, with TIDY_ROOM_MS before
+the next display change and the flag deadline; a tidy comes one every TIDY_EVERY_MS at
+most, and every GC_EVERY records a quiet wakeup collects the garbage. The PIO lever
 stamps (levers.py) keep a press's instant exact while a write holds the core.
 """
+
+import gc
 
 import archive
 import engine as E
@@ -31,23 +39,25 @@ from micropython import const
 # flag's wakeup must not wait for a write).
 JOURNAL_MS = const(10_000)
 JOURNAL_GUARD_MS = const(250)
-# A record waits for a wakeup whose next display change is at least this far (ms): a
-# littlefs metadata compaction erases a sector in some of the writes; but never more than
-# JOURNAL_WAIT_MS after the press it records.
+# A press's record is not written this close before the flag deadline (the flag's wakeup
+# first; the save of the game the flag froze holds the press)
+PRESS_GUARD_MS = const(10)
+# A periodic record waits for a wakeup whose next display change is at least this far (ms)
 JOURNAL_ROOM_MS = const(60)
-JOURNAL_WAIT_MS = const(400)
 # A tidy (records brought forward for a compaction: journal_tidy.py) at a wakeup at least
 # this long after the press's record, with this much room before the next display change
 # and the flag deadline (an erase and a few records), and one this often at most.
 TIDY_AFTER_MS = const(150)
 TIDY_ROOM_MS = const(150)
 TIDY_EVERY_MS = const(1_000)
-
-
-def _need(g):
-    """The commits the next press's record of Game `g` makes: its state, and a chunk (a new
-    file: two) when that press completes one."""
-    return 3 if (g.log_count + 1) % journal.ROWS_PER_CHUNK == 0 else 1
+# The journal is made ready this long (ms) after the wakeup that finds it armed
+PREPARE_AFTER_MS = const(300)
+# A garbage collection (24 ms on the chip) at a quiet wakeup once this many records have
+# been written since the last: the heap never fills up in a press's record (MicroPython
+# would collect there), and a record's allocations, a first-fit search through the garbage
+# since the last collection, stay quick (on the chip they take up to 4 ms more after 30
+# records without one)
+GC_EVERY = const(8)
 
 
 class Journaling:
@@ -59,10 +69,16 @@ class Journaling:
         self.base = None  # (log count, journal.tag) of the game state game.json holds
         self.press = False  # a press (or a ticked period/flag): a record is due
         self.due = -1  # the next periodic record or tidy (monotonic ms), -1 = none
+        self.wake_at = -1  # the next quiet write's instant, for the loop's sleep; -1: none
         self.periodic = 0  # the next periodic record (monotonic ms)
         self.tidy_at = 0  # no tidy before this (monotonic ms)
         self.failed = False  # a write failed: none until the game stops
         self.offered = False  # the game offered at power-up came from the journal
+        # the journal's old files may go and the next one's head be written (prepare): set
+        # once game.json or the game's record holds what the journal held, or nothing does
+        self.armed = False
+        self.prepare_at = -1  # when the armed journal is made ready (monotonic ms), -1: not set
+        self.garbage = 0  # records written since the last garbage collection
         # Records while a clock runs; off only where a test proves the press path allocates
         # nothing (make bench's heap_lock runs: a record allocates, measured apart)
         self.enabled = True
@@ -71,39 +87,62 @@ class Journaling:
         self.pending = None
 
     def record(self, now, at, at_us, deadline, next_render, wdt):
-        """A record of the running game, after this wakeup's LEDs and frames: after a press
-        (or a ticked period or flag) as of the engine's last event, else every JOURNAL_MS as
-        of the instant the engine was ticked to (`at` ms, `at_us` µs); not JOURNAL_GUARD_MS
-        before the flag `deadline`, nor JOURNAL_ROOM_MS before `next_render` (then after
-        that change's render, within JOURNAL_WAIT_MS of the press: the display changes at
-        least every second). A wakeup that is not a press's writes a tidy instead when one
-        is due (the module doc): up to journal_tidy.TIDY_MAX such records, until one
-        compacts. The watchdog `wdt` (or None) is fed around each. Allocates (the record's
-        bytes, file objects); the first record of a journal also writes its head and every
-        logged half-move the journal does not have yet."""
+        """A record of the running game, after this wakeup's LEDs and frames. After a press
+        (or a ticked period or flag): at once, as of the engine's last event (not
+        PRESS_GUARD_MS before the flag `deadline`). Else, at a quiet wakeup (the module
+        doc), the chunks due, or a tidy when one is due: up to journal_tidy.TIDY_MAX
+        records as of the instant the engine was ticked to (`at` ms, `at_us` µs), until one
+        compacts; else every JOURNAL_MS such a record, not JOURNAL_GUARD_MS before the flag
+        deadline nor JOURNAL_ROOM_MS before `next_render` (then after that change's render).
+        The watchdog `wdt` (or None) is fed around each. Allocates (the record's bytes,
+        file objects); the first record of a journal also writes its head when prepare()
+        has not, and every logged half-move the journal does not have yet."""
         g = self.ui.game
         if g.state != E.RUNNING or self.failed or not self.enabled:
             self.press = False
-            self.due = -1
+            self.due = self.wake_at = -1
             self.tidy_at = 0
+            return
+        if self.press:
+            if 0 <= deadline < now + PRESS_GUARD_MS:
+                return  # the flag's wakeup first (a fallen flag is saved anyway)
+            self.press = False
+            self._write(g, g.last_event, g.last_us, 0, wdt)
+            self._next(now, g, True)
             return
         if 0 <= deadline < now + JOURNAL_GUARD_MS:
             return  # the flag is near: its wakeup first (a fallen flag is saved anyway)
         j = self.store
-        press = self.press
         n = 0  # the records a tidy writes
-        if not press and now >= self.tidy_at:
-            if not (0 <= next_render < now + TIDY_ROOM_MS):
-                n = j.flash.tidy(_need(g))
+        if now >= self.tidy_at and not (0 <= next_render < now + TIDY_ROOM_MS):
+            n = j.flash.tidy(j.press_commits(g))
+            if not n and (j.chunks_due(g) or j.slots_due() or self.garbage >= GC_EVERY):
+                if wdt is not None:
+                    wdt.feed()
+                try:
+                    if j.chunks_due(g):
+                        j.write_chunks(g)
+                    elif j.slots_due():
+                        j.open_slots()
+                    else:
+                        gc.collect()
+                        self.garbage = 0
+                except OSError:
+                    self.failed = True  # a full flash: the game goes on; a pause saves it
+                self._next(now, g, False, now + TIDY_AFTER_MS)  # what else is due: later
+                return
         if not n:
-            if not press and now < self.periodic:
-                return  # a tidy's wakeup without room for one (or none due now)
+            if now < self.periodic:
+                return  # a quiet wakeup without room for its write (or none due now)
             if 0 <= next_render < now + JOURNAL_ROOM_MS:
-                if not press or now < g.last_event + JOURNAL_WAIT_MS:
-                    return  # a display change is near: after its render (a wakeup soon)
-        if press:
-            self.press = False
-            at, at_us = g.last_event, g.last_us
+                return  # a display change is near: after its render (a wakeup soon)
+        self._write(g, at, at_us, n, wdt)
+        self._next(now, g, False)
+
+    def _write(self, g, at, at_us, n, wdt):
+        """A record of Game `g` as of `at`.`at_us`, and when `n` > 1 a tidy's: up to `n`
+        records until one compacts (one stops early for a press waiting in the levers)."""
+        j = self.store
         if wdt is not None:
             wdt.feed()
         try:
@@ -111,42 +150,86 @@ class Journaling:
                 if not g.ident:
                     g.set_ident(archive.new_ident())
                 j.start(g, self.ui.settings["control"], self.base)
+            self.garbage += 1
             while not j.write(g, at, at_us) and n > 1:
                 pending = self.pending
                 if pending is not None and pending():
                     break  # a lever press waits for its LEDs and frames: the tidy later
                 n -= 1  # no compaction yet: the tidy's next record
+                self.garbage += 1
                 if wdt is not None:
                     wdt.feed()
         except OSError:
             self.failed = True  # a full flash: the game goes on; a pause saves it
         if wdt is not None:
             wdt.feed()
-        self.periodic = now + JOURNAL_MS
-        self._next(now, g, press)
 
-    def _next(self, now, g, press):
-        """After a record at `now`: `due` is the next periodic record, or a tidy sooner
-        when the next press's record could take a compaction (not in this wakeup, nor one
-        sooner than TIDY_AFTER_MS after a press's record or TIDY_EVERY_MS after a tidy)."""
-        if press:
+    def _next(self, now, g, press, tidy_at=0):
+        """After a write at `now` (a press's record when `press`): `due` is the next
+        periodic record, or a quiet wakeup sooner when chunks are due or the next press's
+        record could take a compaction (not sooner than TIDY_AFTER_MS after a press's
+        record, nor TIDY_EVERY_MS after a tidy, nor `tidy_at`)."""
+        if tidy_at:
+            self.tidy_at = tidy_at
+        elif press:
             t = now + TIDY_AFTER_MS
             if t > self.tidy_at:
                 self.tidy_at = t
         else:
+            self.periodic = now + JOURNAL_MS
             self.tidy_at = now + TIDY_EVERY_MS
+        if press:
+            self.periodic = now + JOURNAL_MS
         due = self.periodic
-        if not self.failed and self.store.flash.tidy(_need(g)) and self.tidy_at < due:
-            due = self.tidy_at
+        j = self.store
+        if not self.failed and self.tidy_at < due:
+            if self.garbage >= GC_EVERY or j.chunks_due(g) or j.slots_due():
+                due = self.tidy_at
+            elif j.flash.tidy(j.press_commits(g)):
+                due = self.tidy_at
         self.due = due
+        # a quiet write is worth a wakeup of its own (the loop's sleep step); a periodic
+        # record rides on the display's and the watchdog's wakeups
+        self.wake_at = due if due != self.periodic else -1
+
+    def prepare(self, now, wdt):
+        """While no clock runs, once armed (the old journal's game is held elsewhere): the
+        next journal made ready for the press that starts or resumes the clock
+        (journal_files.Journal.prepare: the old files removed, the head written, the
+        folder's compactions learnt), so that press's record writes only its state. It
+        comes PREPARE_AFTER_MS after the first wakeup that finds it armed (`now`; then
+        `wake_at` asks the loop for a wakeup; at power-up at once), not in the wakeup of
+        the key that set the game up: a lever pressed right after that key would wait for
+        it (its erases, tens of ms) and the press's first display change with it; such a
+        press starts the journal itself, as an unprepared one. Gives the game its ident
+        when it has none. A failed write leaves it to that press's record."""
+        if self.prepare_at < 0:
+            self.prepare_at = now + PREPARE_AFTER_MS
+        if now < self.prepare_at:
+            self.wake_at = self.prepare_at
+            return
+        self.prepare_at = -1
+        self.wake_at = -1
+        self.armed = False
+        g = self.ui.game
+        if self.failed or not self.enabled:
+            return
+        if not g.ident:
+            g.set_ident(archive.new_ident())
+        try:
+            self.store.prepare(g, self.ui.settings["control"], self.base, wdt)
+        except OSError:
+            pass  # the press's record starts the journal itself
 
     def retire(self):
         """The game is held by game.json or its record: the journal's files go."""
-        self.due = -1
+        self.due = self.wake_at = -1
         self.tidy_at = 0
         self.press = False
         self.failed = False
         self.store.clear()
+        self.armed = True
+        self.prepare_at = -1
 
     def saved(self, g):
         """game.json now holds Game `g` (paused or flagged): the next journal starts from
@@ -169,6 +252,8 @@ class Journaling:
             self.offered = False
             return True
         self.base = (saved["n"], journal.tag(saved["snap"]))
+        self.armed = True  # the prepared head had another base
+        self.prepare_at = -1
         return False
 
     def boot(self, saved):
@@ -182,6 +267,8 @@ class Journaling:
         j = self.store.load(saved, presets.COUNT)
         if j is None:
             self.store.clear()
+            self.armed = True
+            self.prepare_at = 0  # at the first wakeup: no key set this game up
             return saved
         ident = j["id"]
         stale = gamelog.find_game(self.root, ident, self.fs) is not None
@@ -191,6 +278,8 @@ class Journaling:
             stale = True  # its base is gone: the game was forgotten after it
         if stale:
             self.store.clear()
+            self.armed = True
+            self.prepare_at = 0  # at the first wakeup: no key set this game up
             return saved
         if saved is not None and saved["id"] != ident:
             scratch = E.Game(presets.control_of(saved["control"]))

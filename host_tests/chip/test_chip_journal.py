@@ -23,6 +23,8 @@ TICKS = 1 << 30  # ticks_us wraps here on the rp2 port
 BULLET_1_0 = 8
 BOOT_MS = chip.BOOT_MS
 RESUME_BOOT_MS = chip.RESUME_BOOT_MS
+PAGE_NS = 700_000  # the emulator's charge for a 256-byte page program (board.mjs)
+RECORD_WHOLE_MS = 10  # a lever's edge to its record whole on flash, at most (journal.md)
 
 
 @pytest.mark.parametrize("seed", [7, 31])
@@ -102,3 +104,13 @@ def test_a_cut_mid_game_resumes_every_move_exact_to_the_us(seed):
         if answer is not None:
             assert not [op for op in during if e <= op[0] < answer], e
     assert during  # the journal did write
+    # every press's record (the first press's too: its head was written at the ready
+    # screen) is whole on flash within RECORD_WHOLE_MS of the lever's edge: its one page
+    # programmed, no erase
+    for e, g, _read, _v in tr.stamps:
+        if g not in levers:
+            continue
+        op = min((op for op in during if op[0] >= e), default=None)
+        assert op is not None and op[1] == "program", (e, op)
+        whole_ns = op[0] + PAGE_NS * op[3] // 256 - e
+        assert whole_ns <= RECORD_WHOLE_MS * MS, (e, whole_ns / MS)

@@ -51,6 +51,21 @@ class StateRecord(unittest.TestCase):
         bare = J.encode_state(3, IDENT, 13, self.snap)
         self.assertEqual(J.decode_state(bare), (3, IDENT, 13, self.snap, 13, []))
 
+    def test_a_record_reads_back_with_the_tail_of_a_longer_one_after_it(self):
+        """A slot is rewritten in place, which never shrinks it: the bytes after a record
+        are not read, and a record torn over a longer one never reads."""
+        rows = list(self.game.log_rows(True))[8:]
+        longer = J.encode_state(11, IDENT, 13, self.snap, self.game, 1)
+        bare = J.encode_state(13, IDENT, 13, self.snap)
+        self.assertTrue(len(longer) > len(self.rec))
+        self.assertEqual(
+            J.decode_state(self.rec + longer[len(self.rec) :]), (12, IDENT, 13, self.snap, 8, rows)
+        )
+        self.assertEqual(J.decode_state(bare + longer[len(bare) :])[0], 13)
+        for n in range(len(bare)):  # the new record's first n bytes over the old one
+            got = J.decode_state(bare[:n] + longer[n:])
+            self.assertTrue(got is None or got[0] == 11, n)
+
     def test_no_proper_prefix_reads(self):
         for n in range(len(self.rec)):
             self.assertIsNone(J.decode_state(self.rec[:n]), n)
@@ -63,9 +78,11 @@ class StateRecord(unittest.TestCase):
                 self.assertIsNone(J.decode_state(bytes(b)), (i, x))
 
     def test_the_biggest_state_fits_its_slot_and_one_page(self):
+        import journal_files
+
         g, t, u = running(E.LOG_CAPACITY + 7, presets.control(0))
         big = game_state.snapshot_at(g, t + 86_000_000, 999)
-        first = g.log_count - 7  # at most 7 rows: 8 make a chunk
+        first = g.log_count - journal_files.CARRY  # the rows a record carries at most
         rec = J.encode_state(1 << 29, 1 << 29, g.log_count, big, g, first)
         self.assertLessEqual(len(rec), J.STATE_MAX)
         self.assertLessEqual(len(rec), 230)  # with littlefs's tags, one 256-byte commit

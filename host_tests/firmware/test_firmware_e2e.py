@@ -379,7 +379,12 @@ def test_custom_editor(clock, tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert clock.displays() == ((" 605", True), (" 605", True))
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
+    # the declined journal is gone: the new game's is made ready, its slots blank
+    import journal
+
+    for name in ("s0", "s1"):
+        slot = tmp_path / "journal.d" / name
+        assert not slot.exists() or journal.decode_state(slot.read_bytes()) is None
 
 
 def test_settings_menu_saves_and_survives_a_power_cycle(clock, tmp_path):

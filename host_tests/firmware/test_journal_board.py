@@ -9,6 +9,7 @@ import random
 import appjournal
 import engine as E
 import game_state
+import journal
 import pytest
 from test_firmware_e2e import (
     BLITZ_5_3,
@@ -42,6 +43,16 @@ def record_instant(g):
     the start of the move in progress plus what of it the record charged; with the old
     game's turn start (ms, us)."""
     return g.paused_elapsed, g.paused_us
+
+
+def slot_records(tmp_path):
+    """The journal's state slots that hold a record (a slot made ready holds none)."""
+    found = []
+    for name in ("s0", "s1"):
+        p = tmp_path / "journal.d" / name
+        if p.exists() and journal.decode_state(p.read_bytes()) is not None:
+            found.append(name)
+    return found
 
 
 def log_flat(g):
@@ -80,7 +91,7 @@ def test_a_cut_at_a_seeded_instant_resumes_as_of_the_newest_record(tmp_path, see
     )  # times to the us, counters...
     assert g.log_count == old.log_count
     assert log_flat(g) == log_flat(old)
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # taken in
+    assert not slot_records(tmp_path)  # taken in
 
 
 def test_a_cut_just_after_the_press_that_passes_the_time_control(tmp_path):
@@ -130,7 +141,7 @@ def test_a_cut_after_a_flag_offers_the_fallen_flag(tmp_path):
     clock.press("right")
     clock.run_ms(310_000)  # the left's 5 min + 3 s run out: both clocks freeze
     assert game(clock).state == E.FLAGGED
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/s")]  # retired
+    assert not slot_records(tmp_path)  # retired
     power_cycle(clock)
     assert texts(clock) == ("rE5 ", " yE5")
     tap(clock, "play")
@@ -147,7 +158,15 @@ def test_declining_the_journals_game_forgets_it(tmp_path):
     tap(clock, "plus")
     tap(clock, "play")
     assert game(clock).state == E.READY
-    assert not [f for f in files(tmp_path) if f.startswith("journal.d/")]
+    clock.run_ms(appjournal.PREPARE_AFTER_MS + 100)
+    # the declined game's records are gone; the ready game's head is written ahead, its
+    # slots blank
+    assert [f for f in files(tmp_path) if f.startswith("journal.d/")] == [
+        "journal.d/h",
+        "journal.d/s0",
+        "journal.d/s1",
+    ]
+    assert not slot_records(tmp_path)
     assert "game.json" not in files(tmp_path)
     power_cycle(clock)
     assert game(clock).state == E.READY and clock.app.ui.screen == 0
@@ -164,3 +183,47 @@ def test_no_folder_the_firmware_makes_hides_a_module():
     modules = {p.stem for p in FIRMWARE.rglob("*.py")}
     for folder in (gamelog.GAMES_DIR, journal_files.DIR):
         assert folder not in modules, folder
+
+
+def test_a_press_record_comes_in_its_wakeup_before_the_feed_and_the_first_writes_no_head(
+    tmp_path,
+):
+    """The real firmware's loop: every press's wakeup (the first press's included) writes
+    the press's record right after its LEDs and frames, before the live feed's lines, and
+    the first press's record finds the head written at the ready screen."""
+    clock = power_on(tmp_path)
+    app = clock.app
+    assert app.usb is not None
+    order = []  # (wakeup, what)
+    record, report = app.journal.record, app.usb.report
+    start = app.journal.store.start
+    started = []
+
+    def spy_record(now, *args):
+        if app.journal.press:
+            order.append((app.wakeups, "record"))
+        record(now, *args)
+
+    def spy_report(now, g):
+        order.append((app.wakeups, "feed"))
+        report(now, g)
+
+    def spy_start(*args):
+        started.append(app.journal.store.ready is not None)
+        start(*args)
+
+    app.journal.record = spy_record
+    app.usb.report = spy_report
+    app.journal.store.start = spy_start
+    choose_preset(clock, 2)
+    clock.run_ms(500)
+    assert app.journal.store.ready  # the head, written ahead
+    for i in range(12):
+        clock.press(SIDES[i % 2])
+        clock.run_ms(900 + 97 * i)
+    recorded = [w for w, what in order if what == "record"]
+    assert len(recorded) == 12
+    for w in recorded:
+        assert (w, "feed") in order and order.index((w, "record")) < order.index((w, "feed"))
+    assert started == [True]  # the first press found its head ready
+    assert app.journal.store.seq >= 12

@@ -16,6 +16,7 @@ record (as of the instant the engine was ticked to). Asserted at each power-up:
 - no file is left half-written: no *.tmp, every .json parses.
 """
 
+import appjournal as AJ
 import engine as E
 import game_state
 import pytest
@@ -285,3 +286,85 @@ def test_a_journal_of_a_recorded_game_is_not_offered(monkeypatch):
     app = boot(fs.reboot())
     assert app.ui.screen != U.S_RESUME
     assert not [k for k in app.fs.files if k.startswith("/journal.d/s")]
+
+
+# ------------------------------------------------------------------ the journal made ready
+def make_ready(app, t=0, delayed=True):
+    """Journaling.prepare as the App's wakeups call it: armed by a key (`delayed`), the
+    first finds it armed and the one PREPARE_AFTER_MS later makes the journal ready; armed
+    at power-up, the first."""
+    j = app.journal
+    j.prepare(t, None)
+    if delayed:
+        assert j.armed and not j.store.ready  # not in the wakeup that armed it
+        j.prepare(t + AJ.PREPARE_AFTER_MS, None)
+    assert not j.armed and j.store.ready
+
+
+def nine_then_paused(p):
+    p.moves(9).pause()
+
+
+@pytest.mark.parametrize("model", FS_MODELS)
+def test_a_cut_while_the_journal_is_made_ready_offers_the_paused_game(model):
+    """Paused (game.json holds the game, the journal retired): the next journal is made
+    ready (the old files removed, the head written, its compactions learnt); a cut at any
+    step of it offers the paused game, as game.json holds it."""
+    after = dry(model, nine_then_paused)
+    check = Offered(state(after.game))
+
+    def prelude(app):
+        app._play = JPlay(app)
+        nine_then_paused(app._play)
+        assert app.journal.armed
+
+    def sequence(app):
+        make_ready(app)
+        assert app.journal.store.ready
+
+    flash = lambda m: flash_with(m, lambda p: None)  # noqa: E731
+    assert sweep(model, flash, prelude, sequence, check) > 20
+    assert check.seen == {0}
+
+
+@pytest.mark.parametrize("model", FS_MODELS)
+def test_after_the_journal_was_made_ready_the_resuming_press_writes_its_state_only(model):
+    """Resumed from game.json with the journal made ready at the pause: the press's record
+    writes its state slot and nothing else (the head is there), and a cut anywhere in it
+    offers the game as saved at the pause or as of the press."""
+    flash = lambda m: flash_with(m, paused_at_12)  # noqa: E731
+
+    def prelude(app):
+        app._play = Play(app, 5_000_000).accept_offer()
+        app._old = state(app._play.game)
+        make_ready(app)
+        app._play = JPlay(app, app._play.t).resume()
+
+    fs = flash(model).reboot()
+    app = boot(fs)
+    prelude(app)
+    k = len(fs.ops)
+    app._play.moves(1)
+    assert app.journal.store.ready is None and app.journal.store.active()
+    # s1, made blank and kept open at the preparation, rewritten in place: one commit
+    assert [op[1] for op in fs.ops[k:]] == ["seek", "write", "flush"]
+    check = Offered(app._old, as_paused(app._play.game, app._play.t))
+    n = sweep(model, flash, prelude, lambda app: app._play.moves(1), check)
+    assert n >= 4
+    assert check.seen == {0, 1}
+
+
+@pytest.mark.parametrize("model", FS_MODELS)
+def test_a_head_made_ready_for_another_game_is_written_again_at_the_press(model):
+    """The game set up again after its journal was made ready (another ident): the first
+    press's record writes the head of the game it starts, and the power-up offers that."""
+    fs = new_fs(**model)
+    app = boot(fs)
+    make_ready(app, delayed=False)
+    ready = app.journal.store.ready
+    app.ui.game.set_ident(app.ui.game.ident + 1)
+    p = JPlay(app).moves(3)
+    assert app.journal.store.ready is None
+    assert fs.files["/journal.d/h"].decode() != ready
+    want = as_paused(p.game, p.t)
+    assert Offered(want)(fs.reboot(), 0) is None

@@ -12,7 +12,7 @@ import appjournal as AJ
 import engine as E
 import journal_tidy as T
 import pytest
-from test_journal_cuts import JPlay, Offered, as_paused
+from test_journal_cuts import JPlay, Offered, as_paused, make_ready
 from test_power_cuts import boot, fixed_ident, flash_with, sweep  # noqa: F401 (the fixture)
 
 from harness.fakefs import FS_MODELS, MetadataPair, fs_sizes, new_fs
@@ -86,9 +86,15 @@ class Wakeups(JPlay):
 
 
 def played(gaps, pages=16):
+    """The game of `gaps` on a fresh flash, its journal made ready first (as the App does
+    at the ready screen)."""
     fs = new_fs(lfs=True)
     pair = timed(fs, pages)
-    return Wakeups(boot(fs), pair).play(gaps), pair
+    app = boot(fs)
+    make_ready(app, delayed=False)
+    p = Wakeups(app, pair)
+    p.ready_commits = len(pair.at)  # the preparation's (its compactions learnt)
+    return p.play(gaps), pair
 
 
 def test_the_learner_reads_the_compactions_off_the_writes_durations():
@@ -103,16 +109,15 @@ def test_the_learner_reads_the_compactions_off_the_writes_durations():
 def test_the_compactions_fall_in_tidies_not_in_the_presses_records():
     p, pair = played(bench_gaps(120))
     presses = p.presses()
-    compacted = [c for c in presses if any(c[2])]
-    first = pair.compactions()[0]
-    # Only the first compaction after power-up is blind (where the block stood is unknown).
-    assert len(compacted) <= 1
-    if compacted:  # before the first compaction, or the first one
-        assert sum(len(c[2]) for c in p.calls[: p.calls.index(compacted[0])]) <= first
-    assert sum(1 for c in p.quiet() if any(c[2])) >= len(pair.compactions()) - 1
-    # A press's record is its own: the state (and a chunk, two commits, or the head at the
-    # start); never a tidy's records in the press's wakeup.
-    assert max(len(c[2]) for c in presses[1:]) <= 3
+    # The preparation saw two compactions: none is blind, none falls on a press.
+    assert not [c for c in presses if any(c[2])]
+    during = [i for i in pair.compactions() if i >= p.ready_commits]
+    assert len(during) >= 10
+    assert sum(1 for c in p.quiet() if any(c[2])) == len(during)
+    # A press's record is its own: the state (two commits while its slot is a new file; the
+    # head at the start, not made ready here); never a tidy's records nor a chunk in the
+    # press's wakeup.
+    assert max(len(c[2]) for c in presses[1:]) <= 2
     assert len(presses) == 120
 
 
@@ -162,7 +167,8 @@ def test_a_tidy_that_meets_no_compaction_tries_again_once_a_second_and_converges
     n = len(p.calls)
     p.play(bench_gaps(30))
     calls = p.calls[n:]
-    quiet = [c for c in calls if not c[1]]
+    # the quiet wakeups that wrote into the folder (not the chunks', a collection's)
+    quiet = [c for c in calls if not c[1] and c[2]]
     assert len(quiet) >= 4
     for a, b in zip(quiet, quiet[1:], strict=False):
         assert b[0] - a[0] >= 1_000
@@ -184,7 +190,8 @@ def test_no_tidy_when_the_compactions_stop_showing():
     quiet = [c for c in p.calls[n:] if not c[1]]
     learner = p.app.journal.store.flash
     assert learner.left() == -1
-    late = [c for c in quiet if c[0] > quiet[0][0] + 60_000]
+    # (a quiet write of chunks commits into the chunks' folder only: none here)
+    late = [c for c in quiet if c[0] > quiet[0][0] + 60_000 and c[2]]
     assert late and all(len(c[2]) == 1 for c in late)
     press_t = [c[0] for c in p.calls if c[1]]
     for t, _press, _made in late:  # JOURNAL_MS after the last record only
@@ -194,8 +201,9 @@ def test_no_tidy_when_the_compactions_stop_showing():
 def test_without_a_compaction_seen_no_tidy():
     p, _pair = played(bench_gaps(20), pages=10**6)
     assert p.app.journal.store.flash.left() == -1
-    assert all(len(c[2]) == 1 for c in p.quiet())
-    assert len(p.quiet()) == sum(1 for g in bench_gaps(20) if g > AJ.JOURNAL_MS) * 2
+    quiet = [c for c in p.quiet() if c[2]]  # (the chunks' writes: in their own folder)
+    assert all(len(c[2]) == 1 for c in quiet)
+    assert len(quiet) == sum(1 for g in bench_gaps(20) if g > AJ.JOURNAL_MS) * 2
 
 
 # ------------------------------------------------------------------ power cuts in a tidy
@@ -260,12 +268,15 @@ def test_on_the_board_the_compactions_fall_in_tidies_after_the_presses_wakeups(t
     pair = MetadataPair(folder, os_sizes(folder), lambda us: machine.advance(us, irq_only=True))
     app.journal.store.fs = TimedOS(pair)
     calls = []  # (wakeup, now, press, the compacted flag of each commit)
+    first = []  # the commits before the first record (the journal made ready)
     drained = set()  # the wakeups that took a lever's press
     record = app.journal.record
     drain = app._drain_levers
 
     def spy_record(now, *args):
         k = len(pair.at)
+        if not calls:
+            first.append(k)
         press = app.journal.press
         record(now, *args)
         calls.append((app.wakeups, now, press, [slow for _, slow in pair.at[k:]]))
@@ -277,17 +288,22 @@ def test_on_the_board_the_compactions_fall_in_tidies_after_the_presses_wakeups(t
     app.journal.record = spy_record
     app._drain_levers = spy_drain
     choose_preset(clock, RAPID_25_10)
+    clock.run_ms(AJ.PREPARE_AFTER_MS + 200)  # the journal made ready
     for i in range(50):
         gap = 1_100 + (i * 389) % 2_600
         clock.press(("left", "right")[i % 2])
         clock.run_ms(gap - PRESS_MS)
-    presses = [c for c in calls if c[2] and c[3]]  # a press's record waits for room
+    presses = [c for c in calls if c[2] and c[3]]  # each press's wakeup writes its record
     quiet = [c for c in calls if not c[2] and c[3]]
     assert len(presses) == 50
-    assert max(len(c[3]) for c in presses[1:]) <= 3  # the state, and a chunk (two)
-    assert sum(1 for c in presses if any(c[3])) <= 1  # the blind first one at most
-    assert len(pair.compactions()) >= 4
-    assert sum(1 for c in quiet if any(c[3])) >= len(pair.compactions()) - 1
+    # the state slot only (two commits while it is a new file), the first press's too:
+    # the head was written at the ready screen, the chunks at quiet wakeups
+    assert max(len(c[3]) for c in presses) <= 2
+    # none: the journal made ready at the ready screen learnt where the block stands
+    assert sum(1 for c in presses if any(c[3])) == 0
+    during = [i for i in pair.compactions() if i >= first[0]]
+    assert len(during) >= 4
+    assert sum(1 for c in quiet if any(c[3])) == len(during)
     last = None
     for wakeup, now, press, _made in calls:
         if press:
@@ -307,7 +323,7 @@ def test_a_tidy_stops_between_its_records_for_a_lever_press():
         j = p.app.journal
         due_tidy(p.app)
         p.play([1])  # a press: its record; a tidy due after it
-        assert j.store.flash.tidy(AJ._need(p.game))
+        assert j.store.flash.tidy(j.store.press_commits(p.game))
         writes = []
         real = j.store.write
 
@@ -323,3 +339,98 @@ def test_a_tidy_stops_between_its_records_for_a_lever_press():
         p.game.tick(t)
         j.record(t, t, 0, p.game.deadline(), t + 900, None)
         assert len(writes) == want, (pending_after, writes)
+
+
+# ------------------------------------------------------------------ a long game
+CHUNKS = FOLDER + "/c/"
+
+
+class Chunked(Wakeups):
+    """Wakeups, noting how many chunk files each call wrote (`chunked`: (t, press, n))."""
+
+    def __init__(self, app, pair, fs, t=1_000, step_ms=1_000):
+        super().__init__(app, pair, t, step_ms)
+        self.fs = fs
+        self.chunked = []
+        self.folder_bytes = 0  # the most the journal folder's own files held
+
+    def wake(self, t, press=False):
+        before = self.chunks()
+        n = len(self.calls)
+        super().wake(t, press)
+        if len(self.calls) > n:
+            self.chunked.append((t, self.calls[-1][1], self.chunks() - before))
+        live = sum(n + 40 for n in fs_sizes(self.fs, FOLDER)())
+        self.folder_bytes = max(self.folder_bytes, live)
+
+    def chunks(self):
+        return sum(1 for p in self.fs.files if p.startswith(CHUNKS))
+
+
+def offered_log(fs):
+    """The move log of the game the power-up offers on `fs`, accepted."""
+    app = boot(fs.reboot())
+    from test_power_cuts import Play
+
+    return Play(app, 50_000_000).accept_offer().game.log_entries()
+
+
+def test_a_long_game_keeps_the_chunks_off_the_presses_and_the_folder_small():
+    """220 half-moves without a pause: the chunks go to their own folder at quiet wakeups,
+    never in a press's; the journal folder holds its head and two slots (far under the half
+    block past which littlefs splits a folder), so its compactions stay in the tidies."""
+    fs = new_fs(lfs=True)
+    pair = timed(fs)
+    p = Chunked(boot(fs), pair, fs).play([1_100 + (i * 389) % 2_600 for i in range(221)])
+    assert p.game.log_count == 220
+    assert not [c for c in p.chunked if c[1] and c[2]]  # no press wrote a chunk
+    assert p.chunks() == 220 // 8
+    assert p.folder_bytes < 1024
+    assert sorted(k for k in fs.files if k.startswith(FOLDER) and not k.startswith(CHUNKS)) == [
+        FOLDER + "/h",
+        FOLDER + "/s0",
+        FOLDER + "/s1",
+    ]
+    presses = p.presses()
+    assert max(len(c[2]) for c in presses[1:]) <= 2
+    assert sum(1 for c in presses if any(c[2])) <= 1  # the blind first one (not made ready)
+    assert offered_log(fs) == p.game.log_entries()
+
+
+def test_without_a_quiet_wakeup_a_press_writes_the_chunk_its_record_cannot_carry():
+    """The display changes every 100 ms (tenths): no quiet wakeup ever comes, so each
+    record carries the rows no chunk holds, up to journal_files.CARRY; past that the
+    press's record writes the oldest chunk first. Every record stays a small file, and the
+    power-up gives back the whole log."""
+    import journal as J
+    import journal_files as JF
+
+    fs = new_fs(lfs=True)
+    p = Chunked(boot(fs), None, fs, step_ms=100).play([1_000] * 41)
+    assert not [c for c in p.chunked if not c[1] and c[2]]  # no quiet write
+    assert [c for c in p.chunked if c[1] and c[2]]  # the presses wrote them
+    for name in ("s0", "s1"):
+        data = fs.files[FOLDER + "/" + name]
+        rec = J.decode_state(data)
+        assert len(rec[5]) <= JF.CARRY and len(data) <= J.STATE_MAX
+    assert offered_log(fs) == p.game.log_entries()
+
+
+def test_a_press_record_is_written_at_once_however_near_the_next_display_change():
+    """A press's record never waits for room before a display change: the press's wakeup
+    writes it (a periodic record would wait for the change's render)."""
+    p = JPlay(boot(new_fs(lfs=True))).moves(3)
+    j = p.app.journal
+    g = p.game
+    for wait_ms in (1, 59, 0):
+        seq = j.store.seq
+        p.t += 1_000
+        assert g.press(g.running, p.t, 0) & E.EV_MOVE
+        j.press = True
+        j.record(p.t, p.t, 0, g.deadline(), p.t + wait_ms, None)
+        assert j.store.seq == seq + 1 and not j.press
+    p.t += AJ.JOURNAL_MS + 1
+    g.tick(p.t)
+    seq = j.store.seq
+    j.record(p.t, p.t, 0, g.deadline(), p.t + 1, None)
+    assert j.store.seq == seq  # the periodic one: after the change's render

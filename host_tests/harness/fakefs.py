@@ -156,8 +156,10 @@ class FakeFile:
         self.path = path
         self.mode = mode
         self.data = bytearray(start)  # the file as this handle sees it
-        self.pos = 0
+        self.pos = len(self.data) if "a" in mode else 0
         self.closed = False
+        # littlefs commits a written file at its sync (flush) or close, if changed since
+        self.dirty = "r" not in mode
         if "r" not in mode:
             fs.open_files.add(self)
 
@@ -172,7 +174,12 @@ class FakeFile:
             if fs.capacity is not None and fs.used() >= fs.capacity:
                 raise OSError(errno.ENOSPC, "no space")
             fs.step()  # may lose power between two bytes
-            self.data.append(b)
+            if self.pos < len(self.data):
+                self.data[self.pos] = b  # rewritten in place (after a seek)
+            else:
+                self.data.append(b)
+            self.pos += 1
+            self.dirty = True
             n += 1
             if not fs.lfs:
                 fs.files[self.path] = bytes(self.data)
@@ -191,6 +198,7 @@ class FakeFile:
 
     def flush(self):
         self.fs.op("flush")
+        self._sync()
 
     def close(self):
         if self.closed:
@@ -198,9 +206,13 @@ class FakeFile:
         self.fs.op("close")
         self.closed = True
         self.fs.open_files.discard(self)
-        if "r" not in self.mode and self.fs.lfs:
+        self._sync()
+
+    def _sync(self):
+        if self.dirty and "r" not in self.mode and self.fs.lfs:
             self.fs.files[self.path] = bytes(self.data)  # littlefs commits here
             self.fs.commit(self.path)
+        self.dirty = False
 
 
 class MetadataPair:
@@ -245,7 +257,11 @@ class MetadataPair:
 def fs_sizes(fs, folder):
     """sizes() of a MetadataPair on FakeFS `fs`."""
     prefix = folder + "/"
-    return lambda: [len(v) for p, v in fs.files.items() if p.startswith(prefix)]
+    n = len(prefix)
+    # its own files: a subfolder's are in the subfolder's pair (its entry: a few bytes)
+    return lambda: [
+        len(v) for p, v in fs.files.items() if p.startswith(prefix) and "/" not in p[n:]
+    ]
 
 
 class TimedOS:
@@ -286,17 +302,27 @@ class _TimedFile:
         self.f = f
         self.pair = pair
         self.path = path
+        self.dirty = True  # littlefs commits at a sync (flush) or close, if changed since
 
     def write(self, data):
+        self.dirty = True
         return self.f.write(data)
+
+    def seek(self, pos):
+        return self.f.seek(pos)
 
     def flush(self):
         self.f.flush()
+        if self.dirty:
+            self.dirty = False
+            self.pair(self.path)
 
     def close(self):
         if not self.f.closed:
             self.f.close()
-            self.pair(self.path)
+            if self.dirty:
+                self.dirty = False
+                self.pair(self.path)
 
 
 def os_sizes(folder):
@@ -308,7 +334,9 @@ def os_sizes(folder):
             names = os.listdir(folder)
         except OSError:
             return []
-        return [os.stat(folder + "/" + n).st_size for n in names]
+        # its own files: a subfolder's are in the subfolder's pair (its entry: a few bytes)
+        stats = [os.stat(folder + "/" + n) for n in names]
+        return [0 if st.st_mode & 0o040000 else st.st_size for st in stats]
 
     return sizes
 
