@@ -103,8 +103,6 @@ class App:
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
-        self._save_flag = False  # a flag froze the clocks: save after this wakeup's render
-        self._writes = 0  # the file writes (REQ_* bits) keys asked for: after the render
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
         self._dl = self._dl_ms = self._dl_us = -1
@@ -299,8 +297,9 @@ class App:
         if usb is not None:
             usb.report(now, g)
         # 11. The saves.
-        if self._writes or self._save_flag:
-            self._saves(now)
+        if self.files.pending:
+            self.files.flush(now)
+            self._next_render = 0  # `now` is old, a write may have shown a message
         # 12. The journal's other writes; while no clock runs, the next journal made ready.
         if jr.press or 0 <= jr.due <= now:
             jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
@@ -390,20 +389,6 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _saves(self, now):
-        """The saves step: the file writes the keys of this wakeup asked for, and the save of
-        a game a flag froze, once the displays show what caused them (a flash write takes
-        tens of ms on the chip, interrupts off: a pause or a result must not wait behind it);
-        then wake again at once: `now` is old, a write may have shown a message."""
-        w = self._writes
-        self._writes = 0
-        if w:
-            self.files.write(w, now)
-        if self._save_flag:
-            self._save_flag = False
-            self.files.save_game(now)
-        self._next_render = 0
-
     def _next_due(self, now, deadline):
         """The sleep step: the earliest due instant (monotonic ms) after a wakeup at `now`; the
         loop sleeps until then (see the module doc)."""
@@ -442,7 +427,7 @@ class App:
         if ev & E.EV_FLAG:
             self.view.sound = buzzer_mod.FLAG
             if self.ui.game.state == E.FLAGGED:
-                self._save_flag = True
+                self.files.pending |= ui_mod.REQ_SAVE_GAME  # at the saves step
         elif ev & E.EV_PERIOD:
             self.view.sound = buzzer_mod.MOVES_DONE
         elif ev & E.EV_REFUSED:  # a first press from White's side under draw odds
@@ -477,8 +462,8 @@ class App:
     # ------------------------------------------------------ requests
     def handle(self, req, now):
         """Act on the REQ_* bits a key gave: the beep, the settings and the resume at once;
-        the file writes (appfiles.py), only while no clock runs, at the saves step (`saves`
-        does them at once for a caller outside the loop)."""
+        the file writes (appfiles.py), only while no clock runs, at the saves step
+        (Files.pending, Files.flush)."""
         if req & ui_mod.REQ_BEEP:
             self.board.buzzer.play(buzzer_mod.ERROR, now)
         if req & ui_mod.REQ_APPLY_SETTINGS:
@@ -488,11 +473,7 @@ class App:
             req |= ui_mod.REQ_SAVE_GAME  # game.json takes the journal's game
         if self.ui.game.state == E.RUNNING:
             return  # no file the UI asks for while a clock runs (the journal is the shell's)
-        self._writes |= req
-
-    def saves(self, now):
-        """The saves step outside the loop: what handle() left to write, written now."""
-        self._saves(now)
+        self.files.pending |= req
 
 
 class View:

@@ -35,6 +35,10 @@ class Files:
         self.fs = fs
         self.resume = None  # the saved state offered at power-up, until answered
         self.unrecorded = False  # a result's record failed (LOG Err): game.json holds it
+        # REQ_* file writes asked for (keys, a flag that froze the clocks), written by the
+        # loop's saves step once the displays show what caused them (flush): a flash write
+        # takes tens of ms on the chip, interrupts off, and a pause must not wait behind it
+        self.pending = 0
 
     def boot(self, status):
         """Power-up: settle what a power cut left on the flash (archive.py's table), then
@@ -117,6 +121,12 @@ class Files:
         if req & ui_mod.REQ_SAVE_GAME:
             self.save_game(now)
         gc.collect()
+
+    def flush(self, now):
+        """The writes asked for (`pending`), now."""
+        w = self.pending
+        self.pending = 0
+        self.write(w, now)
 
     def save_game(self, now):
         """Save the stopped game (paused or flagged) with its move log for a resume."""

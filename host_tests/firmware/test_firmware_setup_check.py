@@ -79,6 +79,7 @@ def test_set_up_wrong_the_left_press_is_refused_until_play_swaps(
     clock, tmp_path, index, white, black, white_ms
 ):
     choose_preset(clock, index)
+    clock.run_ms(1_000)  # the next game's journal made ready (appjournal.PREPARE_AFTER_MS)
     before = files(tmp_path)
     settings_before = (tmp_path / "settings.json").read_text()
     t = clock.vt.us

@@ -68,7 +68,7 @@ def key(app, button, kind=U.SHORT, now=0):
     req = app.ui.key(button, kind, now)
     if req:
         app.handle(req, now)
-        app.saves(now)  # the loop's saves step
+        app.files.flush(now)  # the loop's saves step
 
 
 class Play:
