@@ -5,15 +5,10 @@ back above it (new cells, USB power) ends the warning at the next reading, 30 s 
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (see test_chip_e2e.py)."""
 
-from pathlib import Path
-
 import battery
+import chip
+import chip_env
 import settings
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
 
 pico = chip_env.chip_fixture()
 MS = chip.MS

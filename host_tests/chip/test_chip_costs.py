@@ -12,8 +12,8 @@ test_the_rates_match_the_chip (on the chip: chip_env) checks the rates against t
 itself, within bounds a shift of the heap's layout does not cross.
 """
 
-from pathlib import Path
-
+import chip
+import chip_env
 import engine as E
 import machine
 import pytest
@@ -22,11 +22,6 @@ import segments
 from harness import costs
 from simboard import tm1637_decode
 from simboard.firmware import LED_PINS, LEVER, SimulatedClock
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
 
 RAPID_15_10 = 3
 BLITZ_5_0 = 7

@@ -17,12 +17,9 @@ chip.py); skipped otherwise.
 
 import json
 import random
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
+import chip
+import chip_env
 
 _UF2, _BOOTROM = chip_env.require()
 

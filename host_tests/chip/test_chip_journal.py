@@ -6,14 +6,10 @@ otherwise. The emulator is deterministic: every run of a commit is the same."""
 
 import json
 import random
-from pathlib import Path
 
+import chip
+import chip_env
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
 
 _UF2, _BOOTROM = chip_env.require()
 

@@ -16,12 +16,9 @@ emulator counts cycles: each run is the same, so the bounds are exact, not stati
 """
 
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
+import chip
+import chip_env
 
 pico = chip_env.chip_fixture()
 MS = chip.MS

@@ -13,17 +13,13 @@ Skipped, as the other chip tests, without MICROPYTHON_UF2.
 
 import io
 import threading
-from pathlib import Path
 
 import chess.pgn
+import chip
+import chip_env
+import live
+import live_feed
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
-import live  # noqa: E402
-import live_feed  # noqa: E402
 
 MS = chip.MS
 _UF2, _BOOTROM = chip_env.require()

@@ -13,14 +13,10 @@ how far each move's stamps lie from the emulator's edges (within 1 µs when it l
 import json
 import os
 import random
-from pathlib import Path
 
+import chip
+import chip_env
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
 
 if os.environ.get("CHIP_LONG", "") != "1":
     pytest.skip("the long chip game runs with CHIP_LONG=1", allow_module_level=True)

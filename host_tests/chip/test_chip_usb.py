@@ -7,15 +7,10 @@ once without: the displays and LEDs must show the same texts at the same instant
 the few ms the USB handling may shift a frame), and both clocks the times the press stamps
 give. Skipped, as the other chip tests, without MICROPYTHON_UF2."""
 
-from pathlib import Path
-
+import chip
+import chip_env
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
-from chip_env import clean  # noqa: E402
+from chip_env import clean
 
 MS = chip.MS
 pico = chip_env.chip_fixture()

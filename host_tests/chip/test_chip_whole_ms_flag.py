@@ -24,13 +24,9 @@ Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (and the B1 boot ROM is f
 chip.py); skipped otherwise.
 """
 
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-import chip  # noqa: E402
-import chip_env  # noqa: E402
-from chip_env import clean  # noqa: E402
+import chip
+import chip_env
+from chip_env import clean
 
 pico = chip_env.chip_fixture()
 clock = chip_env.booted_fixture()
