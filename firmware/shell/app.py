@@ -88,6 +88,9 @@ BOTH_LEVERS_MS = const(50)
 ERROR_LOG = appfiles.ERROR_LOG
 
 _LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
+# Built once: a tuple of module attributes in a test is built at each test, an allocation
+# a running clock's locked wakeup refuses
+_REBASE_STATES = (E.READY, E.FINISHED)
 
 
 class App:
@@ -442,7 +445,7 @@ class App:
         the old count until it ends: ints stay small for 12.4 days, int32 for 24.8."""
         b = self.board
         return (
-            self.ui.game.state in (E.READY, E.FINISHED)
+            self.ui.game.state in _REBASE_STATES
             and self.ui.screen == ui_mod.S_GAME
             and b.buzzer.next_due(now) < 0
             and b.buttons.next_due(now) < 0

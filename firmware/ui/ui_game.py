@@ -214,7 +214,9 @@ class GameScreen(Screen):
         if state == E.FINISHED:
             self._render_result(now)
             return
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY) and not self._prompting():
+        # Not `state in (...)`: a tuple of module attributes is built at each test, an
+        # allocation a running clock's locked wakeup refuses (a page left open at the start)
+        if self.info.page and state != E.RUNNING and not self._prompting():
             self.info.render(now)
             return
         text = self.text
@@ -368,7 +370,7 @@ class GameScreen(Screen):
         if state == E.READY and g.refusals():  # (a running clock: one compare)
             t = self._prompt_t(now)  # the prompt's next text
             return now - t + (t // _PROMPT_MS + 1) * _PROMPT_MS
-        if self.info.page and state in (E.PAUSED, E.FLAGGED, E.READY):
+        if self.info.page and state != E.RUNNING:  # ready, paused, flagged (render's test)
             return self.info.next_change(now)
         nxt = -1
         if (

@@ -323,3 +323,17 @@ def test_the_displays_are_driven_by_the_pio(pico, clock):
     assert first[1][0][0] < first[0][1][1]  # the right's frame starts before the left's
     # address transaction (the second of its three) has ended: both on the wire at once
     assert tr.lit(0)[-1].text == "4321" and tr.lit(1)[-1].text == "1234"
+
+
+def test_a_game_started_over_an_info_page_runs_without_an_error(clock):
+    """The ready screen's info page left open (PLUS, PLUS), then a lever starts the game:
+    its running wakeups, under the heap lock, allocate nothing (errors.log stays empty)."""
+    clock.tap("plus")
+    clock.tap("plus")
+    clock.press("left")
+    clock.run_ms(3_000)
+    clock.press("right")
+    clock.run_ms(1_000)
+    clock.tap("play")
+    clock.run_ms(1_000)
+    assert chip.read_file(clock.save_flash(), "errors.log") is None
