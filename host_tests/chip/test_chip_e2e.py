@@ -184,7 +184,8 @@ def test_an_undisturbed_poll_sleeps_its_whole_timeout(clock):
         "print(json.dumps(out))"
     )
     shown = " ".join(map(str, out))
-    assert all(4_000 < us <= 5_200 for us in out), shown  # never 1 ms early or more
+    # never 1 ms early or more; late by the poll's own calls (the first, 0.2 ms more)
+    assert all(4_000 < us <= 5_400 for us in out), shown
     # A poll whose first look straddles a ms boundary ends up to 1 ms early: 2 or 3 of
     # the 12 seen, which ones set by the phase the REPL's code starts at (any change of
     # the firmware moves it); the ms grid would cut 11 of them short
