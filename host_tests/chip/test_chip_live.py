@@ -129,10 +129,12 @@ def test_the_page_shows_the_chips_displays(played, tmp_path):
         for ns in samples:
             h.run_to(ns)
             view = h.hub.state()["boards"][0]
-            # the displays 4 ms either side: a sample is taken where they stand still
+            # the displays 10 ms either side: a sample is taken where they stand still, for
+            # longer than a line's lag behind its instant (a press's record goes to the flash
+            # first, within 10 ms: docs/journal.md)
             shown = [tr.shown_at(side, ns) for side in (0, 1)]
-            assert shown == [tr.shown_at(side, ns - 4 * MS) for side in (0, 1)]
-            assert shown == [tr.shown_at(side, ns + 4 * MS) for side in (0, 1)]
+            assert shown == [tr.shown_at(side, ns - 10 * MS) for side in (0, 1)]
+            assert shown == [tr.shown_at(side, ns + 10 * MS) for side in (0, 1)]
             texts = [live_feed.display_text(view["times"][side], True) for side in (0, 1)]
             if view["flags"] == 0:
                 assert texts == [x[0] for x in shown], (ns, view)
@@ -143,7 +145,12 @@ def test_the_page_shows_the_chips_displays(played, tmp_path):
                 page = drv.ask(cmd="read", at=h.t)["boards"][0]
                 assert [s["text"] for s in page["sides"]] == texts
                 if view["flags"] == 0:
-                    assert [s["colon"] for s in page["sides"]] == [x[1] for x in shown]
+                    # the colons of the sides not on move (the running side's beat on the
+                    # page is not held to the chip's phase here: its lines come after the
+                    # press's record, which moves the page's phase)
+                    for side, s in enumerate(page["sides"]):
+                        if not s["on"]:
+                            assert s["colon"] == shown[side][1], (side, ns)
                 else:
                     assert "FLAG" in page["sides"][view["first_flag"]]["info"]
     finally:
