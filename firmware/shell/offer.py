@@ -53,10 +53,7 @@ def give_up(root, saved, fs=os):
         take_in(game, saved)
         game_state.finish(game, E.RESULT_NONE, _REASON_DECLINED, 0)
         return archive.record(root, game, saved["control"], fs)
-    game.set_ident(saved["id"])
-    game_state.restore_log(game, saved["n"], saved["log"])  # refused: recorded without moves
-    if saved.get("arb") is not None:
-        game_state.restore_corrections(game, saved["arb"])  # refused: recorded without them
+    take_in(game, saved)  # what fits: refused moves or corrections are recorded without
     if archive.write_record(root, game, fs, _REASON_UNREADABLE) is None:
         return False
     settings_mod.clear_game(root, fs)
