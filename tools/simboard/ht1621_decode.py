@@ -53,6 +53,32 @@ _NAMES = {
 }
 
 
+def glass(ram):
+    """(6 segment bytes in segments.py's layout with the points in bit 7 of digits 2, 3, 4,
+    icons mask) for the glass RAM's nibbles 0..11 (bit k = COMk; ht1621.py's map)."""
+    out = bytearray(DIGITS)
+    icons = 0
+    for i in range(DIGITS):
+        e = ram[10 - 2 * i]  # COM0 point/bar, COM1 c, COM2 b, COM3 a
+        o = ram[11 - 2 * i]  # COM0 d, COM1 e, COM2 g, COM3 f
+        out[i] = (
+            (e >> 3 & 1)
+            | (e >> 2 & 1) << 1
+            | (e >> 1 & 1) << 2
+            | (o & 1) << 3
+            | (o >> 1 & 1) << 4
+            | (o >> 3 & 1) << 5
+            | (o >> 2 & 1) << 6
+        )
+    for i in range(DIGITS):
+        if ram[10 - 2 * i] & 1:
+            if i in BAT_DIGIT:
+                icons |= BAT_DIGIT[i]
+            else:
+                out[i - 1] |= 0x80  # the point left of digit i: after digit i - 1
+    return bytes(out), icons
+
+
 def _char(seg):
     """The character a 7-segment byte draws (tm1637_decode's inverse of segments.py)."""
     return _tm_text(bytes((seg & 0x7F, 0, 0, 0)))[0][0]
@@ -104,30 +130,8 @@ class Chip:
         return self.sys_en and self.lcd_on and self.bias == (True, 4)
 
     def glass(self):
-        """The 6 segment bytes (segments.py layout, the points in bit 7 of digits 2, 3, 4)
-        and the icons mask the RAM holds, lit or not."""
-        ram = self.ram
-        out = bytearray(DIGITS)
-        icons = 0
-        for i in range(DIGITS):
-            e = ram[10 - 2 * i]  # COM0 point/bar, COM1 c, COM2 b, COM3 a
-            o = ram[11 - 2 * i]  # COM0 d, COM1 e, COM2 g, COM3 f
-            out[i] = (
-                (e >> 3 & 1)
-                | (e >> 2 & 1) << 1
-                | (e >> 1 & 1) << 2
-                | (o & 1) << 3
-                | (o >> 1 & 1) << 4
-                | (o >> 3 & 1) << 5
-                | (o >> 2 & 1) << 6
-            )
-        for i in range(DIGITS):
-            if ram[10 - 2 * i] & 1:
-                if i in BAT_DIGIT:
-                    icons |= BAT_DIGIT[i]
-                else:
-                    out[i - 1] |= 0x80  # the point left of digit i: after digit i - 1
-        return bytes(out), icons
+        """The 6 segment bytes and the icons mask the RAM holds, lit or not (`glass`)."""
+        return glass(self.ram)
 
     def shown(self):
         """(6 segment bytes, icons) the glass shows: blanks while it is not lit."""
