@@ -28,7 +28,8 @@
 //   called only when the resolved line level really changes.
 // - PIO FIFO join: rp2040js keeps both FIFOs 4 words deep whatever SHIFTCTRL's FJOIN_TX /
 //   FJOIN_RX say. Here a join gives the joined direction 8 words and the other none, as on
-//   the chip (datasheet 3.7: SHIFTCTRL), and a change of the join empties both FIFOs.
+//   the chip (datasheet 3.7: SHIFTCTRL), and a change of the join empties both FIFOs (the
+//   SDK's pio_sm_clear_fifos flips FJOIN_RX twice to empty them).
 // - PIO: rp2040js runs the state machines from a wall-clock setTimeout, one instruction a
 //   step whatever the clock divider and the delays. Here they run in lock-step with the
 //   core: each machine gets sys cycles / divider PIO cycles, and an instruction takes
@@ -116,8 +117,12 @@ function joinFifos(m) {
   const tx = join === 1 ? 8 : join === 2 ? 0 : join === 3 ? 0 : 4;
   const rx = join === 2 ? 8 : join === 1 ? 0 : join === 3 ? 0 : 4;
   if (m.txFIFO.size === tx && m.rxFIFO.size === rx) return;
-  m.txFIFO = new m.txFIFO.constructor(tx);
-  m.rxFIFO = new m.rxFIFO.constructor(rx);
+  // Resized in place, emptied: whoever holds (or has wrapped) the FIFO objects keeps them.
+  for (const [fifo, size] of [[m.txFIFO, tx], [m.rxFIFO, rx]]) {
+    fifo.buffer = new Uint32Array(size);
+    fifo.start = 0;
+    fifo.used = 0;
+  }
 }
 
 export function romFunction(words, code) {
