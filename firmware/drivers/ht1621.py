@@ -2,8 +2,8 @@
 
 Owns the chip's command sequence, the glass's RAM map and the FIFO words that carry them
 (ht1621_pio.py has their format and the wire's timing). The display contract it keeps is
-the TM1637 driver's (tm1637.py), with `digits` = 6, `points` = 0b11100 and the battery's
-`icons`.
+the TM1637 driver's (tm1637.py), with `digits` = 6, `points` for the dots after digits 2,
+3 and 4, and the battery's `icons`.
 
 Both glasses share WR and DATA and have a CS each, so their transactions must never overlap:
 one PIO state machine (PIO0's machine 0, running ht1621_pio.program) drives all four lines
