@@ -73,12 +73,59 @@ print(json.dumps({"log": log, "one": one, "whole": whole, "empty": empty}))
 """
 
 
-@pytest.fixture(scope="module")
-def run():
+BAD = r"""
+import time, machine, rp2, ht1621, ht1621_pio
+from array import array
+Pin = machine.Pin
+def machine0(freq):
+    sm = rp2.StateMachine(0, ht1621_pio.program, freq=freq,
+                          set_base=Pin(2), sideset_base=Pin(3), out_base=Pin(4))
+    sm.active(1)
+    return sm
+sm = machine0(4 * ht1621_pio.PIO_HZ)
+ht1621.pair(sm)[0].show(bytearray(6))  # WR pulses of 1.25 us
+time.sleep_ms(5)
+sm.active(0)
+sm = machine0(ht1621_pio.PIO_HZ)
+sm.put(array("I", [1 << 31 | 11 << 25 | 6 << 22]))  # right: 12 bits, ID 110 (read)
+sm.put(array("I", [7 << 25 | 4 << 22]))  # left: ID 100, then 5 bits of a command
+sm.put(array("I", [1 << 31 | 11 << 25 | 4 << 22 | 0x50 << 13]))  # BIAS 1/2 4 COM
+time.sleep_ms(5)
+print(1)
+"""
+
+
+def session_files():
+    """The firmware's modules with an empty main.py: the REPL has the board at once."""
     uf2, bootrom = pico_files
     files = [(n, b) for n, b in chip.firmware_files() if n != "main.py"] + [("main.py", b"")]
-    pico = chip.Chip(uf2, bootrom, files=files)
-    with pico.session(display="lcd") as s:
+    return chip.Chip(uf2, bootrom, files=files)
+
+
+@pytest.fixture(scope="module")
+def pico_lcd():
+    return session_files()
+
+
+def test_the_model_catches_what_a_wrong_driver_sends(pico_lcd):
+    """The same program clocked 4 times too fast, and hand-made words: the model reports
+    each violation (so a clean run means something)."""
+    with pico_lcd.session(display="lcd") as s:
+        s.run_to(800)
+        s.repl_json(BAD, timeout_ms=60_000)
+        errors = [m for _t, m in s.trace().protocol_errors]
+    for want in (
+        "left: WR low for only",
+        "right: mode ID 110",
+        "left: transaction ended inside a command",
+        "right: BIAS 1/2 4 COM",
+    ):
+        assert any(e.startswith(want) for e in errors), (want, errors)
+
+
+@pytest.fixture(scope="module")
+def run(pico_lcd):
+    with pico_lcd.session(display="lcd") as s:
         s.run_to(800)
         out = s.repl_json(DRIVE, timeout_ms=60_000)
         s.run_ms(20)

@@ -331,7 +331,6 @@ def test_the_simulated_board_hosts_the_lcd_pair(tmp_path):
     """SimulatedClock(display="lcd") puts the two glass models on GP2-GP5: a pair built on
     those pins as board.py builds it shows on `display(side)`."""
     clock = SimulatedClock(tmp_path, display="lcd")
-    r = Rig.__new__(Rig)
     Pin = machine.Pin
     sm = rp2.StateMachine(
         0,
@@ -342,9 +341,9 @@ def test_the_simulated_board_hosts_the_lcd_pair(tmp_path):
         out_base=Pin(4),
     )
     sm.active(1)
-    r.displays = pair(sm)
-    r.displays[0].show(glyphs("1 00 0"), ICON_BAT1 | ICON_BAT2)
-    r.displays[1].show(glyphs("9 5959"))
+    left, right = pair(sm)
+    left.show(glyphs("1 00 0"), ICON_BAT1 | ICON_BAT2)
+    right.show(glyphs("9 5959"))
     machine.advance(5_000)
     assert clock.display(0) == ("1 00 0", 0, 3)
     assert clock.icons(0) == 3 and clock.brightness(0) is None
