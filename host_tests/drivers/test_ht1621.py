@@ -63,6 +63,13 @@ def test_the_contract_attributes():
     assert (tm1637.TM1637.digits, tm1637.TM1637.points) == (4, 0b10)
 
 
+def test_the_program_fits_pio0_beside_the_alarm():
+    import alarm_pio
+
+    assert len(ht1621_pio.program[0]) == 14
+    assert len(ht1621_pio.program[0]) + len(alarm_pio.program[0]) <= 32
+
+
 def test_first_frame_sets_the_chip_up_and_lights_the_glass(rig):
     left, right = rig.displays
     assert left.show(glyphs("123456"), ICON_BAT1)
