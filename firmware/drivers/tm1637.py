@@ -60,6 +60,9 @@ _ONES = b"\0\1\1\2\1\2\2\3\1\2\2\3\2\3\3\4\1\2\2\3\2\3\3\4\2\3\3\4\3\4\4\5"  # b
 
 
 class TM1637:
+    digits = 4  # the displays' shared attributes: 4 digits, the colon after digit 1
+    points = 0b10
+
     def __init__(self, sm, brightness=BRIGHTNESS_MAX):
         self._sm = sm
         self._shown = bytearray(4)  # segment bytes the chip holds
@@ -93,9 +96,10 @@ class TM1637:
         self._valid = False
         self._sent_ctrl = -1
 
-    def show(self, segs):
+    def show(self, segs, icons=0):
         """Show 4 segment bytes (bytes/bytearray, see segments.py). Writes a frame only when
-        they or the brightness / on state changed; returns True when it wrote."""
+        they or the brightness / on state changed; returns True when it wrote. `icons` (the
+        LCD's battery) are ignored: the module has none."""
         ctrl = _CMD_CTRL | self._brightness
         if self._on:
             ctrl |= _CTRL_ON

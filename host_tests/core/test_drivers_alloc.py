@@ -1,6 +1,6 @@
 """The drivers' steady-state paths allocate nothing: the lever IRQ handlers (hard-IRQ
 rule), levers pop/drain/pending, TM1637 show, buttons
-update/pop/next_due, buzzer play/update/next_due, the doorbell's ring/take/wait.
+update/pop/next_due, buzzer play/update/next_due, the doorbell's ring/take/wait, HT1621 show.
 
 Under MicroPython heap_lock makes any allocation raise MemoryError; under CPython these tests
 only exercise the same calls. Pins and the PWM are minimal stand-ins defined here (core tests
@@ -11,6 +11,7 @@ import unittest
 
 from buttons import PLUS, SET, Buttons
 from buzzer import CONFIRM, Buzzer
+from ht1621 import pair
 from levers import Levers, stamp
 from tm1637 import TM1637
 
@@ -179,6 +180,37 @@ class TestNoAllocation(unittest.TestCase):
         self.assertEqual(disp.frames, 3)
         self.assertEqual(sm.words, 3 * 4)
         self.assertEqual(disp.nacks, 0)
+
+    def test_ht1621_show(self):
+        """Every kind of write: one digit, a run of them, the whole glass, the points, the
+        battery, on/off, and the setup after invalidate."""
+        sm = FakeMachine()
+        left, right = pair(sm)
+        a = bytearray(b"\x3f\x06\x5b\x4f\x66\x6d")
+        b = bytearray(b"\x3f\x06\xdb\x4f\x66\x7d")
+        blank = bytearray(6)
+        left.show(a)
+        right.show(a, 7)
+        heap_lock()
+        try:
+            wrote = left.show(b, 1)
+            same = left.show(b, 1)
+            right.show(b)
+            left.set_on(False)
+            left.show(b, 1)
+            left.invalidate()
+            left.show(a, 3)
+            right.show(blank, 0)
+            left.set_brightness(2)
+            level = left.brightness()
+        finally:
+            heap_unlock()
+        self.assertTrue(wrote)
+        self.assertFalse(same)
+        self.assertEqual(level, 2)
+        self.assertEqual(left.frames, 4)
+        self.assertEqual(right.frames, 3)
+        self.assertEqual(left.nacks + right.nacks, 0)
 
     def test_buttons(self):
         btn = Buttons([FakePin(), FakePin(), FakePin(), FakePin()])

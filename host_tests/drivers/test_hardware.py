@@ -206,3 +206,17 @@ def test_readme_pin_table_says_the_same():
         assert re.findall(r"GP\d+", rows[match[0]]) == [gp], row
         assert "%s Ω" % ohms in parts[match[0]], row
     assert "ADC3 (GP29)" in rows["battery level"]
+
+
+def test_readme_lcd_table_says_the_lcd_wiring():
+    """The LCD build's table (its own row names, so the LED table above keeps its rows) wires
+    the pins the simulated board's and the emulated chip's HT1621 models watch."""
+    from simboard.firmware import LCD_PINS
+
+    rows, parts = _readme_rows()
+    cs_left, wr, data, cs_right = ("GP%d" % g for g in LCD_PINS)
+    assert rows["left glass CS (LCD build)"] == "CS %s" % cs_left
+    assert rows["glass bus (LCD build)"] == "WR %s, DATA %s" % (wr, data)
+    assert rows["right glass CS (LCD build)"] == "CS %s" % cs_right
+    for row in ("left glass CS (LCD build)", "right glass CS (LCD build)"):
+        assert "HT1621" in parts[row]

@@ -26,6 +26,10 @@
 //   reason and the scratch registers, and the caller builds a new board from its flash.
 // - GPIO inputs: `setInputValue` latches an edge in the IRQ status on every call, so it is
 //   called only when the resolved line level really changes.
+// - PIO FIFO join: rp2040js keeps both FIFOs 4 words deep whatever SHIFTCTRL's FJOIN_TX /
+//   FJOIN_RX say. Here a join gives the joined direction 8 words and the other none, as on
+//   the chip (datasheet 3.7: SHIFTCTRL), and a change of the join empties both FIFOs (the
+//   SDK's pio_sm_clear_fifos flips FJOIN_RX twice to empty them).
 // - PIO: rp2040js runs the state machines from a wall-clock setTimeout, one instruction a
 //   step whatever the clock divider and the delays. Here they run in lock-step with the
 //   core: each machine gets sys cycles / divider PIO cycles, and an instruction takes
@@ -107,6 +111,20 @@ export function bootromWords(bytes) {
 }
 
 /** ROM function table lookup: code is two ASCII letters, e.g. 'RE'. */
+/** A PIO machine's FIFOs sized by its SHIFTCTRL's FJOIN_TX (bit 30) / FJOIN_RX (bit 31). */
+function joinFifos(m) {
+  const join = (m.shiftCtrl >>> 30) & 3;
+  const tx = join === 1 ? 8 : join === 2 ? 0 : join === 3 ? 0 : 4;
+  const rx = join === 2 ? 8 : join === 1 ? 0 : join === 3 ? 0 : 4;
+  if (m.txFIFO.size === tx && m.rxFIFO.size === rx) return;
+  // Resized in place, emptied: whoever holds (or has wrapped) the FIFO objects keeps them.
+  for (const [fifo, size] of [[m.txFIFO, tx], [m.rxFIFO, rx]]) {
+    fifo.buffer = new Uint32Array(size);
+    fifo.start = 0;
+    fifo.used = 0;
+  }
+}
+
 export function romFunction(words, code) {
   const u16 = (addr) => (words[addr >>> 2] >>> ((addr & 2) * 8)) & 0xffff;
   const want = code.charCodeAt(0) | (code.charCodeAt(1) << 8);
@@ -173,6 +191,7 @@ export class Board {
       pio.writeUint32 = (offset, value) => {
         if (this.pioDebt) this._pioFlush();
         write(offset, value);
+        for (const m of pio.machines) joinFifos(m);
         this.pioSoonest = 0;
       };
       pio.run = () => {}; // stepped by runUntil instead of a wall-clock timer

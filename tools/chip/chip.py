@@ -37,8 +37,8 @@ import micropython_uf2
 import release
 import runner
 
-from simboard import tm1637_decode
-from simboard.firmware import BUTTON, DISPLAY_PINS, LED_PINS, LEVER
+from simboard import ht1621_decode, tm1637_decode
+from simboard.firmware import BUTTON, DISPLAY_PINS, LCD_PINS, LED_PINS, LEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,9 +133,13 @@ def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     return bytes(out)
 
 
-def wiring():
+def wiring(display="led"):
+    """What run.mjs puts on the pins: the LED build's TM1637s, or (`display="lcd"`) the LCD
+    build's two HT1621 glasses on the same GP2-GP5."""
+    lcd = display == "lcd"
     return {
-        "displays": [list(p) for p in DISPLAY_PINS],
+        "displays": [] if lcd else [list(p) for p in DISPLAY_PINS],
+        "lcd": list(LCD_PINS) if lcd else None,
         "switches": sorted(PINS.values()),
         "leds": list(LED_PINS),
         "buzzer": BUZZER_GPIO,
@@ -145,6 +149,15 @@ def wiring():
 
 
 # ---------------------------------------------------------------------------- results
+class LcdLit(NamedTuple):
+    t: int  # ns: the CS rise ending the transaction that made the change
+    text: object  # 6 characters, or None while the glass is not lit
+    points: int  # mask: bit i = the point after digit i
+    icons: int  # the battery bars (segments.py's ICON_* mask)
+    start: int  # ns: that transaction's CS fall
+    segs: object  # the 6 segment bytes lit (points in bit 7 of digits 2, 3, 4), or None
+
+
 class Lit(NamedTuple):
     t: int  # ns: the stop ending the frame that made the change
     text: object  # 4 characters, or None while the display is off
@@ -203,7 +216,11 @@ class Trace:
         # [(ns, end)]: the USB packet that brought serial[previous end:end] arrived at ns
         self.serial_at = [tuple(x) for x in rec.get("serial_at", ())]
         self.reset = rec["reset"]
-        self.protocol_errors = rec["tm_errors"]
+        self.protocol_errors = rec["tm_errors"] + rec.get("lcd_errors", [])
+        # The LCD build's glasses: (start_ns, end_ns, mode, bits, RAM nibbles 0..11, lit) per
+        # transaction, and each glass's commands in order.
+        self.lcd_frames = [[tuple(f) for f in side] for side in rec.get("lcd_frames", [])]
+        self.lcd_commands = rec.get("lcd_commands", [])
         self.emulator_errors = rec["emulator_errors"]
         self.flash_ops = rec["flash_ops"]
 
@@ -228,6 +245,22 @@ class Trace:
                 shown = now
                 text, colon = tm1637_decode.text(now) if now is not None else (None, False)
                 out.append(Lit(stop, text, colon, start, now))
+        return out
+
+    def lcd_lit(self, side):
+        """[LcdLit]: each change of what LCD glass `side` shows, at the CS rise ending the
+        transaction that made it."""
+        out = []
+        shown = None
+        for start, stop, _mode, _bits, ram, lit in self.lcd_frames[side]:
+            now = ht1621_decode.glass(ram) if lit else None
+            if now != shown:
+                shown = now
+                if now is None:
+                    out.append(LcdLit(stop, None, 0, 0, start, None))
+                else:
+                    text, points, icons = ht1621_decode.text(*now)
+                    out.append(LcdLit(stop, text, points, icons, start, now[0]))
         return out
 
     def shown_at(self, side, t_ns):
@@ -298,9 +331,10 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def session(self, flash=None):
-        """A powered-up board running this firmware (or the given flash image)."""
-        return Session(self, flash)
+    def session(self, flash=None, display="led"):
+        """A powered-up board running this firmware (or the given flash image), with the
+        LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins."""
+        return Session(self, flash, display)
 
     def twin(self, session, until_ms):
         """A new session that repeats `session`'s inputs up to (not including) `until_ms`
@@ -349,7 +383,7 @@ class Session:
     board's time in ms (0 at power-up; a power cycle starts again at 0). Use as a context
     manager, or call close()."""
 
-    def __init__(self, chip, flash=None):
+    def __init__(self, chip, flash=None, display="led"):
         self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
         tmp = Path(self._tmp.name)
         (tmp / "bootrom.bin").write_bytes(chip.bootrom)
@@ -374,7 +408,7 @@ class Session:
             op="init",
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
-            wiring=wiring(),
+            wiring=wiring(display),
         )
 
     def __enter__(self):

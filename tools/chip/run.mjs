@@ -3,7 +3,8 @@
 // usage: node tools/chip/run.mjs     (tools/chip/chip.py starts it and speaks for it)
 //
 // The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
-// path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...],
+// path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...] (TM1637s),
+// "lcd": [cs_left, wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
 // "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
 // "probes": [gpio...] (free pins whose every level change is recorded) } }.
 // Then, each answered by one line ({"ok": true, ...} or {"ok": false, "error": text}):
@@ -35,6 +36,7 @@
 import fs from 'fs';
 import readline from 'readline';
 import { Board, bootromWords, CYCLE_NS } from './board.mjs';
+import { HT1621, HT1621Bus } from './ht1621.mjs';
 import { TM1637 } from './tm1637.mjs';
 
 const MS = 1_000_000;
@@ -64,6 +66,12 @@ class Session {
     board.displays = w.displays.map(
       ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
     );
+    board.lcds = [];
+    if (w.lcd) {
+      const [csLeft, wr, data, csRight] = w.lcd;
+      const bus = new HT1621Bus(board, wr, data);
+      board.lcds = [new HT1621(board, bus, csLeft, 'left'), new HT1621(board, bus, csRight, 'right')];
+    }
     for (const g of w.switches) board.pullUp(g); // released switch: the line idles high
     for (const g of w.switches) {
       board.watch(g, (level, t) => rec.edges.push([t, g, level]));
@@ -253,6 +261,9 @@ class Session {
     return {
       frames: board.displays.map((d) => d.frames),
       tm_errors: board.displays.flatMap((d) => d.errors),
+      lcd_frames: board.lcds.map((d) => d.frames),
+      lcd_commands: board.lcds.map((d) => d.commands),
+      lcd_errors: board.lcds.flatMap((d) => d.errors),
       leds: rec.leds,
       buzzer: rec.buzzer,
       edges: rec.edges,

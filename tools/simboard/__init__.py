@@ -1,9 +1,9 @@
 """The simulated board: the real firmware on MicroPython look-alikes (`mp/`: `machine`,
 `micropython`, `rp2` running the PIO programs), virtual time with the 2**30 wrap (`vtime`),
-the TM1637 decoder and the USB serial port, and `firmware.SimulatedClock`, which boots
-firmware/main.py on them. `make sim`, the chip tools and the host tests share it; `mp/` is
-put on sys.path ahead of everything so the firmware imports the fakes as `machine`,
-`micropython` and `rp2`."""
+the display decoders (TM1637, HT1621) and the USB serial port, and
+`firmware.SimulatedClock`, which boots firmware/main.py on them. `make sim`, the chip tools
+and the host tests share it; `mp/` is put on sys.path ahead of everything so the firmware
+imports the fakes as `machine`, `micropython` and `rp2`."""
 
 import sys
 from pathlib import Path

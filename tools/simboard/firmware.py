@@ -1,7 +1,9 @@
 """Run the real firmware (firmware/main.py, unmodified) on the simulated board.
 
 `SimulatedClock` resets the fake `machine`, installs virtual time (near the ticks wrap by
-default), puts live TM1637 models on the display pins, and runs main.py with its flash
+default), puts live display models on the display pins (`display="led"`: a TM1637 per
+display, tm1637_decode.py; `display="lcd"`: the LCD build's two HT1621 glasses on GP2-GP5,
+ht1621_decode.py), and runs main.py with its flash
 filesystem in a host folder. With `costs` (harness/costs.py) the firmware's own Python work
 takes virtual time at the chip's rates; without, it takes none (the displays' frames go out
 on the fake rp2's PIO in virtual time either way). The main loop's sleep (`select.poll` on
@@ -34,7 +36,7 @@ import firmware_build
 import machine
 import micropython
 
-from simboard import mp_select, tm1637_decode, usb_cdc, vtime
+from simboard import ht1621_decode, mp_select, tm1637_decode, usb_cdc, vtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
@@ -43,7 +45,9 @@ FIRMWARE_DIRS = firmware_build.firmware_dirs(ROOT)
 
 LEVER = {"left": 6, "right": 7}
 BUTTON = {"play": 10, "set": 11, "minus": 12, "plus": 13}
-DISPLAY_PINS = ((2, 3), (4, 5))
+DISPLAY_PINS = ((2, 3), (4, 5))  # the LED build's TM1637s: (CLK, DIO) left, right
+LCD_PINS = (2, 3, 4, 5)  # the LCD build's HT1621s: CS left, WR, DATA, CS right
+DISPLAYS = ("led", "lcd")
 LED_PINS = (8, 9)
 
 
@@ -85,7 +89,12 @@ def import_board(usb=None):
 
 
 class SimulatedClock:
-    def __init__(self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, costs=None):
+    def __init__(
+        self, flash_dir, start_us=vtime.TICKS_PERIOD - 3_000_000, costs=None, display="led"
+    ):
+        if display not in DISPLAYS:
+            raise ValueError("display %r: one of %s" % (display, DISPLAYS))
+        self.display_kind = display  # which modules the board has on its display pins
         self.flash_dir = str(flash_dir)
         self.start_us = start_us
         self.costs = costs  # a harness.costs.CostModel: the firmware's work takes time
@@ -99,10 +108,14 @@ class SimulatedClock:
     def power_on(self):
         machine.host_reset()
         self.vt = vtime.install(vtime.VirtualTime(self.start_us))
-        self.chips = tuple(
-            tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio), machine.now_us)
-            for clk, dio in DISPLAY_PINS
-        )
+        if self.display_kind == "lcd":
+            pins = [machine.Pin(g) for g in LCD_PINS]
+            self.chips = ht1621_decode.attach_pair(*pins, clock=machine.now_us)
+        else:
+            self.chips = tuple(
+                tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio), machine.now_us)
+                for clk, dio in DISPLAY_PINS
+            )
         self.boot_us = None  # virtual us at which the app's monotonic clock reads 0
         self._booted = False
         self.usb = usb_cdc.CdcPort()
@@ -230,7 +243,8 @@ class SimulatedClock:
 
     # --------------------------------------------------------- outputs
     def display(self, side):
-        """(text, colon) the chip on that side shows now."""
+        """What the chip on that side shows now: (text, colon) for a TM1637, (6 characters,
+        points mask, icons mask) for an HT1621 glass."""
         return self.chips[side].text()
 
     def displays(self):
@@ -240,12 +254,20 @@ class SimulatedClock:
         return tuple(machine.Pin(p).value() for p in LED_PINS)
 
     def segments(self, side):
-        """The 4 segment bytes that chip lights now (blanks while its display is off); bit 7
-        of byte 1 is the colon."""
+        """The segment bytes that chip lights now (blanks while its display is off): a
+        TM1637's 4 (bit 7 of byte 1 is the colon), an HT1621 glass's 6 (bit 7 of bytes 2, 3,
+        4: the points after them)."""
+        if self.display_kind == "lcd":
+            return self.chips[side].shown()[0]
         return self.chips[side].shown()
 
+    def icons(self, side):
+        """The battery icons an HT1621 glass shows (segments.py's ICON_* mask); 0 on a TM1637."""
+        return self.chips[side].shown()[1] if self.display_kind == "lcd" else 0
+
     def brightness(self, side):
-        return self.chips[side].brightness
+        """A TM1637's brightness; None for an HT1621 glass (it has none)."""
+        return getattr(self.chips[side], "brightness", None)
 
     def buzzer(self):
         """(sounding, freq_hz) of the buzzer PWM now; (False, 0) before the board is built."""
