@@ -1,12 +1,18 @@
-"""Seven-segment encoding for a 4-digit TM1637 module with a centre colon.
+"""Seven-segment encoding for the displays: the 4-digit TM1637 module with a centre colon
+(the LED build) and the 6-digit LCD glass with three decimal points (the LCD build).
 
-Pure module: text in, segment bytes out; no pins, no time. The driver (tm1637.py) only copies
-the bytes to the chip.
+Pure module: text in, segment bytes out; no pins, no time. The drivers (tm1637.py,
+ht1621.py) only copy the bytes to the chip (the LCD's driver maps the bits to its RAM).
 
 Segment byte layout (TM1637 convention): bit 0 = a (top), 1 = b (top right), 2 = c (bottom
 right), 3 = d (bottom), 4 = e (bottom left), 5 = f (top left), 6 = g (middle), bit 7 = the
 "point" of that digit. On the common 4-digit colon modules only digit 1's bit 7 is wired: it
 is the colon between digits 1 and 2. Glyphs never use bit 7; the colon is a separate flag.
+For any width (the drivers' display interface): a `points` mask, bit i = bit 7 of
+digit i (0 = leftmost), the separator after digit i where the display has one (the TM1637
+module: 0b00010, the colon; the LCD glass: 0b11100, the dots after digits 2, 3 and 4); and
+an `icons` mask of ICON_* (the LCD glass's battery symbol, bars cumulative: 1 bar = ICON_BAT1,
+2 bars = ICON_BAT1 | ICON_BAT2, 3 bars = all three), handed to the driver beside the bytes.
 
 Character set (upper and lower case are both accepted; where a case has no glyph of its own
 the other case's glyph is used):
@@ -25,6 +31,11 @@ from micropython import const
 
 COLON = const(0x80)  # bit 7 of digit COLON_DIGIT lights the colon
 COLON_DIGIT = const(1)
+POINT = const(0x80)  # bit 7 of a digit: its separator (the colon, a decimal point)
+# The LCD glass's battery symbol: the bars lit (display.show(segs, icons))
+ICON_BAT1 = const(1)
+ICON_BAT2 = const(2)
+ICON_BAT3 = const(4)
 _NONE = const(0x80)  # table marker: no glyph (a real glyph never has bit 7 set)
 
 # (character, glyph) pairs, read once at import into a 128-entry lookup table.
@@ -104,6 +115,41 @@ def encode_ascii(out, text, colon):
     out[1] = g[text[1]] | COLON if colon else g[text[1]]
     out[2] = g[text[2]]
     out[3] = g[text[3]]
+
+
+def encode_ascii_points(out, text, points):
+    """The hot path for any width: the len(out) segment bytes of `text` (as many ASCII codes,
+    a bytes or bytearray: the UI's buffers) into `out`, bit 7 of digit i lit where `points`
+    has bit i. A code with no glyph is blank. Allocates nothing."""
+    g = _GLYPHS
+    i = 0
+    n = len(out)
+    while i < n:
+        out[i] = g[text[i]] | POINT if (points >> i) & 1 else g[text[i]]
+        i += 1
+
+
+def encode_points(out, text, points=0, at=0):
+    """Write the len(out) segment bytes for `text` drawn from digit `at` on into `out`: the
+    digits before `at` and after the text are blank; bit 7 of digit i lit where `points` has
+    bit i. `text` is a str, bytes or bytearray. Returns the number of characters shown that
+    have no glyph (shown blank), 0 when the display shows exactly `text`. Allocates nothing
+    (for str, ASCII only)."""
+    bad = 0
+    n = len(text)
+    for i in range(len(out)):
+        j = i - at
+        g = 0
+        if 0 <= j < n:
+            c = text[j]
+            if isinstance(c, str):
+                c = ord(c)
+            g = glyph(c)
+            if g < 0:
+                bad += 1
+                g = 0
+        out[i] = g | POINT if (points >> i) & 1 else g
+    return bad
 
 
 def encode(text, colon=False, start=0):
