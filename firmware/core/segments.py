@@ -10,7 +10,7 @@ right), 3 = d (bottom), 4 = e (bottom left), 5 = f (top left), 6 = g (middle), b
 is the colon between digits 1 and 2. Glyphs never use bit 7; the colon is a separate flag.
 For any width (the drivers' display interface): a `points` mask, bit i = bit 7 of
 digit i (0 = leftmost), the separator after digit i where the display has one (the TM1637
-module: 0b00010, the colon; the LCD glass: 0b11100, the dots after digits 2, 3 and 4); and
+module: bit 1, the colon; the LCD glass: bits 2, 3 and 4, the dots after those digits); and
 an `icons` mask of ICON_* (the LCD glass's battery symbol, bars cumulative: 1 bar = ICON_BAT1,
 2 bars = ICON_BAT1 | ICON_BAT2, 3 bars = all three), handed to the driver beside the bytes.
 

@@ -10,8 +10,8 @@ What a render leaves for the shell to draw (`Ui(settings, game, digits)`: `digit
 displays' width, 4 for the TM1637 modules of the LED build, 6 for the LCD glass):
 - `text[side]`: bytearray(digits) of ASCII codes, side 0 = the left display;
 - `points[side]`: the separators lit, a mask of digits whose bit 7 is lit (bit i = the
-  separator after digit i, 0 = leftmost): within 0b00010 (the colon) at width 4, within
-  0b11100 (the dots after digits 2, 3, 4) at width 6. `colon[side]` is the 4-digit build's
+  separator after digit i, 0 = leftmost): within bit 1 (the colon) at width 4, within
+  bits 2, 3 and 4 (the dots after those digits) at width 6. `colon[side]` is the 4-digit build's
   colon as 0/1 (`points >> 1`, what segments.encode_ascii takes), kept at width 4 only;
 - `icons[side]`: segments.ICON_* lit, at width 6 only (the LCD glass's battery symbol, on
   the left display: see set_battery); 0 at width 4;

@@ -263,13 +263,13 @@ class GameScreen(Screen):
             if g.refusals():
                 self._prompt(now)
             elif ui.battery_low:
-                if (now // _BLINK_MS) & 1:
+                on = (now // _BLINK_MS) & 1
+                if on:
                     copy(text[0], _TEXTS, 12)
                     copy(text[1], _TEXTS, 16)
                     points[0] = points[1] = 0
-                    ui.icons[0] = ui.battery_icons or _ICON_BAT1  # (width 6)
-                else:
-                    ui.icons[0] = 0
+                if ui.digits == 6:  # the battery symbol blinks with them
+                    ui.icons[0] = (ui.battery_icons or _ICON_BAT1) if on else 0
 
     def _beat(self, now, s, rs):
         """The running side `s` (`rs` ms left, its text rendered at `now`): the LED, and its

@@ -50,7 +50,7 @@ def _version_digits(v):
     # nor a dot, the dots left out (the 4-digit displays have no decimal point: only the
     # colon is wired), the first 4, right-aligned: "0.1.0" -> b" 010", "1.2.10-rc1" ->
     # b"1210"; and the points of those digits right-aligned on six digits (bit i: the dot
-    # after digit i), where the dots were: "0.1.0" -> 0b11000, "1.2.10" -> 0b01100.
+    # after digit i), where the dots were: "0.1.0" -> bits 3 and 4, "1.2.10" -> bits 2 and 3.
     digits = bytearray(4)
     dots = 0  # bit k: a dot after the k-th digit
     n = 0
