@@ -129,6 +129,18 @@ def encode_ascii_points(out, text, points):
         i += 1
 
 
+def encode_ascii6(out, text, points):
+    """The 6-digit displays' hot path: encode_ascii_points unrolled for 6 digits (`out` a
+    bytearray(6), `text` 6 ASCII codes). Allocates nothing."""
+    g = _GLYPHS
+    out[0] = g[text[0]] | POINT if points & 1 else g[text[0]]
+    out[1] = g[text[1]] | POINT if points & 2 else g[text[1]]
+    out[2] = g[text[2]] | POINT if points & 4 else g[text[2]]
+    out[3] = g[text[3]] | POINT if points & 8 else g[text[3]]
+    out[4] = g[text[4]] | POINT if points & 16 else g[text[4]]
+    out[5] = g[text[5]] | POINT if points & 32 else g[text[5]]
+
+
 def encode_points(out, text, points=0, at=0):
     """Write the len(out) segment bytes for `text` drawn from digit `at` on into `out`: the
     digits before `at` and after the text are blank; bit 7 of digit i lit where `points` has

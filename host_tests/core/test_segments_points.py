@@ -62,6 +62,18 @@ class TestEncodeAsciiPoints(unittest.TestCase):
                 segments.encode_points(b, bytes(text), points)
                 self.assertEqual(a, b)
 
+    def test_encode_ascii6_is_encode_points_for_every_code_and_point(self):
+        a = bytearray(6)
+        b = bytearray(6)
+        for code in range(256):
+            for pos in range(6):
+                text = bytearray(b"1h2959")
+                text[pos] = code
+                points = (code * 5 + pos) & 0x3F
+                segments.encode_ascii6(a, text, points)
+                segments.encode_points(b, bytes(text), points)
+                self.assertEqual(a, b)
+
     def test_at_width_4_it_is_encode_ascii(self):
         a = bytearray(4)
         b = bytearray(4)
@@ -84,6 +96,7 @@ class TestEncodeAsciiPoints(unittest.TestCase):
         micropython.heap_lock()
         try:
             segments.encode_ascii_points(out, text, 8)
+            segments.encode_ascii6(out, text, 8)
             segments.encode_points(out, b"USb ", 0, 1)
             segments.encode_points(out, text, 8)
         finally:

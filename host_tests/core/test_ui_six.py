@@ -55,6 +55,7 @@ def check_six(test, u, what=""):
         test.assertEqual(segments.encode_points(bytearray(6), text, points), 0, (what, text))
     test.assertEqual(u.icons[0] & ~7, 0, what)
     test.assertEqual(u.icons[1], 0, what)
+    test.assertEqual((u.colon[0], u.colon[1]), (0, 0), what)  # no colon on the glass
 
 
 def check_four(test, u, what=""):

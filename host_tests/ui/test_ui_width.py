@@ -21,9 +21,8 @@ def test_screens_write_points_not_the_colon(path):
 
 def test_only_the_dispatcher_sets_the_colon():
     text = (FIRMWARE / "ui" / "ui.py").read_text()
-    assert re.findall(r"\bc\[[01]\] = p\[[01]\] >> 1", text) == [
-        "c[0] = p[0] >> 1",
-        "c[1] = p[1] >> 1",
+    assert [line.strip() for line in text.splitlines() if "colon[" in line and " = " in line] == [
+        "self.colon[0], self.colon[1] = p[0] >> 1 & 1, p[1] >> 1 & 1"
     ]
 
 
