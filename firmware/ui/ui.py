@@ -108,10 +108,12 @@ class Ui:
             import timefmt as fmt
         else:
             import timefmt6 as fmt
-        # The time layouts of the width (the screens' times go through time_into): their
-        # module, the shift that turns its separator into `points`, and the separator
-        # between minutes and seconds (the game screen's beat)
-        self.fmt = fmt
+        # The time layouts of the width (the screens' times go through time_into): the
+        # module's format_into and next_change (functions, not the module: a test harness
+        # deep-copies the Ui), the shift that turns the format's separator into `points`,
+        # and the separator between minutes and seconds (the game screen's beat)
+        self.format_into = fmt.format_into
+        self.time_next_change = fmt.next_change
         self.shift = 1 if digits == 4 else 0
         self.beat_point = 2 if digits == 4 else 8
         self.text = (bytearray(digits), bytearray(digits))  # what each display shows
@@ -261,7 +263,7 @@ class Ui:
     def time_into(self, buf, t_ms, up=True, tenths_below_s=10):
         """A time in the width's layouts (timefmt.py, timefmt6.py) into `buf`, rounded up
         (`up`, a countdown) or down; returns its `points`."""
-        return self.fmt.format_into(buf, t_ms, up, tenths_below_s) << self.shift
+        return self.format_into(buf, t_ms, up, tenths_below_s) << self.shift
 
     def next_change(self, now):
         """The first instant (ms) after `now` at which render() may show something else

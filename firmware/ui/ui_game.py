@@ -85,10 +85,9 @@ class GameScreen(Screen):
         # The width's time layouts (ui.Ui.time_into, inline here: render runs at every
         # change): the format and its shift into `points`, the next change, the beat's
         # separator and the digit that is blank in the tenths layout at width 4
-        fmt = ui.fmt
-        self._format = fmt.format_into
+        self._format = ui.format_into
         self._shift = ui.shift
-        self._next = fmt.next_change
+        self._next = ui.time_next_change
         self._beat_point = ui.beat_point
         self._last = ui.digits - 1
         self.info = InfoPages(ui)
