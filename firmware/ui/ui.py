@@ -12,7 +12,7 @@ displays' width, 4 for the TM1637 modules of the LED build, 6 for the LCD glass)
 - `points[side]`: the separators lit, a mask of digits whose bit 7 is lit (bit i = the
   separator after digit i, 0 = leftmost): within bit 1 (the colon) at width 4, within
   bits 2, 3 and 4 (the dots after those digits) at width 6. `colon[side]` is the 4-digit build's
-  colon as 0/1 (points' bit 1, what segments.encode_ascii takes; always 0 at width 6);
+  colon as 0/1 (points' bit 1, a property; always 0 at width 6);
 - `icons[side]`: segments.ICON_* lit, at width 6 only (the LCD glass's battery symbol, on
   the left display: see set_battery); 0 at width 4;
 - `leds`: the side LEDs, bit 0 left, bit 1 right.
@@ -120,7 +120,7 @@ class Ui:
         blank(self.text[0])
         blank(self.text[1])
         self.points = bytearray(2)  # the separators lit per side (see the module doc)
-        self.colon = bytearray(2)  # the colon per side: points' bit 1 (width 4)
+        self._colon = bytearray(2)  # the `colon` property's buffer
         self.icons = bytearray(2)  # width 6: segments.ICON_* per side
         self.leds = 0  # bit 0 left, bit 1 right
         self.battery_pct = 100  # the level shown on the info page (battery.percent)
@@ -252,13 +252,24 @@ class Ui:
         return self.current.key(button, kind, now)
 
     def render(self, now):
-        """Fill self.text / self.points / self.colon / self.icons / self.leds for
+        """Fill self.text / self.points / self.icons / self.leds (and so self.colon) for
         `now`. Allocation-free on the game screen (the steady state)."""
         if self.digits != 4:
             self.icons[0] = self.battery_icons  # the game screen's ready screen may blink it
         self.current.render(now)
-        p = self.points  # the colon: the separator after digit 1 (none at width 6)
-        self.colon[0], self.colon[1] = p[0] >> 1 & 1, p[1] >> 1 & 1
+
+    @property
+    def colon(self):
+        """The 4-digit displays' colon per side as 0/1 (bytearray(2)): the separator after
+        digit 1, `points`' bit 1 (always 0 at width 6), read from `points` when asked, so
+        a render does not keep it. (The shell draws from `points`: segments.encode_ascii
+        lights the colon for any true value, and at width 4 `points` has only that bit.)
+        Allocates nothing."""
+        p = self.points
+        c = self._colon
+        c[0] = p[0] >> 1 & 1
+        c[1] = p[1] >> 1 & 1
+        return c
 
     def time_into(self, buf, t_ms, up=True, tenths_below_s=10):
         """A time in the width's layouts (timefmt.py, timefmt6.py) into `buf`, rounded up

@@ -1,6 +1,6 @@
 """The UI's width, as the source keeps it: the screens write `ui.points` (the separators as a
-digit mask) and never the 4-digit build's `ui.colon`, which ui.py alone derives from them
-after each render (so the LED build's colon is always the points' bit 1); the battery
+digit mask) and never the 4-digit build's `ui.colon`, which ui.py alone reads from them (so
+the LED build's colon is always the points' bit 1); the battery
 symbol's const copies are segments.py's values; no screen writes a 4-digit text by slicing a
 buffer (a slice assignment resizes a 6-digit bytearray)."""
 
@@ -19,10 +19,11 @@ def test_screens_write_points_not_the_colon(path):
     assert "colon[" not in path.read_text()
 
 
-def test_only_the_dispatcher_sets_the_colon():
+def test_the_colon_is_read_from_the_points():
     text = (FIRMWARE / "ui" / "ui.py").read_text()
-    assert [line.strip() for line in text.splitlines() if "colon[" in line and " = " in line] == [
-        "self.colon[0], self.colon[1] = p[0] >> 1 & 1, p[1] >> 1 & 1"
+    assert [line.strip() for line in text.splitlines() if ">> 1 & 1" in line] == [
+        "c[0] = p[0] >> 1 & 1",
+        "c[1] = p[1] >> 1 & 1",
     ]
 
 
