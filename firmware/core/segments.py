@@ -107,8 +107,9 @@ def encode_into(out, text, colon=False, start=0):
 
 
 def encode_ascii(out, text, colon):
-    """The display's hot path: the 4 segment bytes of `text`, 4 ASCII codes in a bytes or
-    bytearray (the UI's buffers), into `out`, the colon if `colon`. A code with no glyph is
+    """The 4-digit displays' hot path: the 4 segment bytes of `text`, 4 ASCII codes in a
+    bytes or bytearray (the UI's buffers), into `out`, the colon if `colon` is true (a
+    4-digit `points` mask lights it: its only bit is the colon's). A code with no glyph is
     blank (use encode_into to count them). Allocates nothing."""
     g = _GLYPHS
     out[0] = g[text[0]]

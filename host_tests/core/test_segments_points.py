@@ -85,6 +85,15 @@ class TestEncodeAsciiPoints(unittest.TestCase):
                 segments.encode_ascii(b, text, colon)
                 self.assertEqual(a, b)
 
+    def test_encode_ascii_takes_a_4_digit_points_mask_as_its_colon(self):
+        a = bytearray(4)
+        b = bytearray(4)
+        for text in (b" 5:0", b"1h29", b"bAt "):
+            for colon in (0, 1):
+                segments.encode_ascii(a, text, colon << 1)
+                segments.encode_ascii(b, text, colon)
+                self.assertEqual(a, b)
+
     def test_no_allocation(self):
         if not MICROPYTHON:
             return  # heap_lock is a no-op on CPython
