@@ -12,7 +12,7 @@ its own state and implements:
 - `key(button, kind, now)`: one button event (buttons.py's codes); returns REQ_* bits
   for the shell (app.py), which does the I/O;
 - `render(now)`: fills the two buffers `ui.text[0]`/`[1]` (`ui.digits` ASCII codes each,
-  for segments.encode_ascii / encode_ascii_points) and `ui.points[0]`/`[1]` (the separators
+  for segments.encode_ascii / encode_ascii6) and `ui.points[0]`/`[1]` (the separators
   lit, ui.py's module doc). Only the game screen sets the side LEDs (`ui.leds`); other
   screens leave them as the game screen last drew them;
 - `next_change(now)`: the first instant (ms) after `now` at which `render` may show
