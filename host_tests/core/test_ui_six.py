@@ -140,12 +140,15 @@ class TourEveryScreen(unittest.TestCase):
                 tr.key(U.PLUS)
                 tr.render()
                 tr.key(U.SET)
-        tr.key(U.PLAY)  # start (or `Err  CUSt`)
+        tr.key(U.PLAY)  # start: the control is kept
+        self.assertEqual(len(tr.u[1].settings["kept"]), 1)
         tr.render()
-        tr.render(T0 + 2_500)
-        tr.key(U.SET, U.LONG)
-        tr.key(U.SET)  # the chooser, with a kept control now
-        tr.walk(presets.COUNT + 2)
+        tr.key(U.SET)  # the chooser, with the kept control
+        kept = 0
+        for _ in range(presets.COUNT + 2):
+            kept += tr.render()[0] == b" CUS1 "
+            tr.key(U.PLUS)
+        self.assertEqual(kept, 1)
         tr.key(U.SET, U.LONG)
         tr.key(U.SET, U.LONG)  # settings
         for _item in range(8):
