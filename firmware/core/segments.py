@@ -118,21 +118,11 @@ def encode_ascii(out, text, colon):
     out[3] = g[text[3]]
 
 
-def encode_ascii_points(out, text, points):
-    """The hot path for any width: the len(out) segment bytes of `text` (as many ASCII codes,
-    a bytes or bytearray: the UI's buffers) into `out`, bit 7 of digit i lit where `points`
-    has bit i. A code with no glyph is blank. Allocates nothing."""
-    g = _GLYPHS
-    i = 0
-    n = len(out)
-    while i < n:
-        out[i] = g[text[i]] | POINT if (points >> i) & 1 else g[text[i]]
-        i += 1
-
-
 def encode_ascii6(out, text, points):
-    """The 6-digit displays' hot path: encode_ascii_points unrolled for 6 digits (`out` a
-    bytearray(6), `text` 6 ASCII codes). Allocates nothing."""
+    """The 6-digit displays' hot path: the 6 segment bytes of `text`, 6 ASCII codes in a
+    bytes or bytearray (the UI's buffers), into `out` (a bytearray(6)), bit 7 of digit i lit
+    where `points` has bit i. A code with no glyph is blank (use encode_points to count
+    them). Allocates nothing."""
     g = _GLYPHS
     out[0] = g[text[0]] | POINT if points & 1 else g[text[0]]
     out[1] = g[text[1]] | POINT if points & 2 else g[text[1]]

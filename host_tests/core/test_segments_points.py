@@ -1,5 +1,5 @@
-"""segments.py for any width: the points mask, the icons, encode_points and the hot path
-encode_ascii_points (the 4-digit encoders are test_segments.py's).
+"""segments.py for any width: the points mask, the icons, encode_points and the 6-digit hot
+path encode_ascii6 (the 4-digit encoders are test_segments.py's).
 
 Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
@@ -49,19 +49,7 @@ class TestEncodePoints(unittest.TestCase):
         self.assertEqual(bytes(out), bytes((0, 0, 0x06, 0, 0, 0x6D)))
 
 
-class TestEncodeAsciiPoints(unittest.TestCase):
-    def test_is_encode_points_for_every_code_and_point(self):
-        a = bytearray(6)
-        b = bytearray(6)
-        for code in range(256):
-            for pos in range(6):
-                text = bytearray(b"8 h0.5")
-                text[pos] = code
-                points = (code * 7 + pos) & 0x3F
-                segments.encode_ascii_points(a, text, points)
-                segments.encode_points(b, bytes(text), points)
-                self.assertEqual(a, b)
-
+class TestEncodeAscii6(unittest.TestCase):
     def test_encode_ascii6_is_encode_points_for_every_code_and_point(self):
         a = bytearray(6)
         b = bytearray(6)
@@ -72,17 +60,6 @@ class TestEncodeAsciiPoints(unittest.TestCase):
                 points = (code * 5 + pos) & 0x3F
                 segments.encode_ascii6(a, text, points)
                 segments.encode_points(b, bytes(text), points)
-                self.assertEqual(a, b)
-
-    def test_at_width_4_it_is_encode_ascii(self):
-        a = bytearray(4)
-        b = bytearray(4)
-        for code in range(256):
-            text = bytearray(b" 9:5")
-            text[3] = code
-            for colon in (0, 1):
-                segments.encode_ascii_points(a, text, colon << 1)
-                segments.encode_ascii(b, text, colon)
                 self.assertEqual(a, b)
 
     def test_encode_ascii_takes_a_4_digit_points_mask_as_its_colon(self):
@@ -101,10 +78,9 @@ class TestEncodeAsciiPoints(unittest.TestCase):
 
         out = bytearray(6)
         text = bytearray(b"1h2959")
-        segments.encode_ascii_points(out, text, 8)
+        segments.encode_ascii6(out, text, 8)
         micropython.heap_lock()
         try:
-            segments.encode_ascii_points(out, text, 8)
             segments.encode_ascii6(out, text, 8)
             segments.encode_points(out, b"USb ", 0, 1)
             segments.encode_points(out, text, 8)
