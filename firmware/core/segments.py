@@ -1,12 +1,18 @@
-"""Seven-segment encoding for a 4-digit TM1637 module with a centre colon.
+"""Seven-segment encoding for the displays: the 4-digit TM1637 module with a centre colon
+(the LED build) and the 6-digit LCD glass with three decimal points (the LCD build).
 
-Pure module: text in, segment bytes out; no pins, no time. The driver (tm1637.py) only copies
-the bytes to the chip.
+Pure module: text in, segment bytes out; no pins, no time. The drivers (tm1637.py,
+ht1621.py) only copy the bytes to the chip (the LCD's driver maps the bits to its RAM).
 
 Segment byte layout (TM1637 convention): bit 0 = a (top), 1 = b (top right), 2 = c (bottom
 right), 3 = d (bottom), 4 = e (bottom left), 5 = f (top left), 6 = g (middle), bit 7 = the
 "point" of that digit. On the common 4-digit colon modules only digit 1's bit 7 is wired: it
 is the colon between digits 1 and 2. Glyphs never use bit 7; the colon is a separate flag.
+For any width (the drivers' display interface): a `points` mask, bit i = bit 7 of
+digit i (0 = leftmost), the separator after digit i where the display has one (the TM1637
+module: bit 1, the colon; the LCD glass: bits 2, 3 and 4, the dots after those digits); and
+an `icons` mask of ICON_* (the LCD glass's battery symbol, bars cumulative: 1 bar = ICON_BAT1,
+2 bars = ICON_BAT1 | ICON_BAT2, 3 bars = all three), handed to the driver beside the bytes.
 
 Character set (upper and lower case are both accepted; where a case has no glyph of its own
 the other case's glyph is used):
@@ -25,6 +31,11 @@ from micropython import const
 
 COLON = const(0x80)  # bit 7 of digit COLON_DIGIT lights the colon
 COLON_DIGIT = const(1)
+POINT = const(0x80)  # bit 7 of a digit: its separator (the colon, a decimal point)
+# The LCD glass's battery symbol: the bars lit (display.show(segs, icons))
+ICON_BAT1 = const(1)
+ICON_BAT2 = const(2)
+ICON_BAT3 = const(4)
 _NONE = const(0x80)  # table marker: no glyph (a real glyph never has bit 7 set)
 
 # (character, glyph) pairs, read once at import into a 128-entry lookup table.
@@ -96,14 +107,52 @@ def encode_into(out, text, colon=False, start=0):
 
 
 def encode_ascii(out, text, colon):
-    """The display's hot path: the 4 segment bytes of `text`, 4 ASCII codes in a bytes or
-    bytearray (the UI's buffers), into `out`, the colon if `colon`. A code with no glyph is
+    """The 4-digit displays' hot path: the 4 segment bytes of `text`, 4 ASCII codes in a
+    bytes or bytearray (the UI's buffers), into `out`, the colon if `colon` is true (a
+    4-digit `points` mask lights it: its only bit is the colon's). A code with no glyph is
     blank (use encode_into to count them). Allocates nothing."""
     g = _GLYPHS
     out[0] = g[text[0]]
     out[1] = g[text[1]] | COLON if colon else g[text[1]]
     out[2] = g[text[2]]
     out[3] = g[text[3]]
+
+
+def encode_ascii6(out, text, points):
+    """The 6-digit displays' hot path: the 6 segment bytes of `text`, 6 ASCII codes in a
+    bytes or bytearray (the UI's buffers), into `out` (a bytearray(6)), bit 7 of digit i lit
+    where `points` has bit i. A code with no glyph is blank (use encode_points to count
+    them). Allocates nothing."""
+    g = _GLYPHS
+    out[0] = g[text[0]] | POINT if points & 1 else g[text[0]]
+    out[1] = g[text[1]] | POINT if points & 2 else g[text[1]]
+    out[2] = g[text[2]] | POINT if points & 4 else g[text[2]]
+    out[3] = g[text[3]] | POINT if points & 8 else g[text[3]]
+    out[4] = g[text[4]] | POINT if points & 16 else g[text[4]]
+    out[5] = g[text[5]] | POINT if points & 32 else g[text[5]]
+
+
+def encode_points(out, text, points=0, at=0):
+    """Write the len(out) segment bytes for `text` drawn from digit `at` on into `out`: the
+    digits before `at` and after the text are blank; bit 7 of digit i lit where `points` has
+    bit i. `text` is a str, bytes or bytearray. Returns the number of characters shown that
+    have no glyph (shown blank), 0 when the display shows exactly `text`. Allocates nothing
+    (for str, ASCII only)."""
+    bad = 0
+    n = len(text)
+    for i in range(len(out)):
+        j = i - at
+        g = 0
+        if 0 <= j < n:
+            c = text[j]
+            if isinstance(c, str):
+                c = ord(c)
+            g = glyph(c)
+            if g < 0:
+                bad += 1
+                g = 0
+        out[i] = g | POINT if (points >> i) & 1 else g
+    return bad
 
 
 def encode(text, colon=False, start=0):

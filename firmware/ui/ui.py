@@ -2,9 +2,23 @@
 
 Pure module: it builds the screens, hands each button event, render and `next_change` to the
 current one and switches between them; the screens turn button events into engine calls and
-draw two 4-character texts, their colons and the side LEDs for a given `now` (ms). The shell
-(app.py) is asked for I/O by the request bits (REQ_*) `key()` returns: it saves files, beeps
-and so on. Nothing here touches pins, files or clocks.
+draw the two displays' texts, their separators and the side LEDs for a given `now` (ms). The
+shell (app.py) is asked for I/O by the request bits (REQ_*) `key()` returns: it saves files,
+beeps and so on. Nothing here touches pins, files or clocks.
+
+What a render leaves for the shell to draw (`Ui(settings, game, digits)`: `digits` is the
+displays' width, 4 for the TM1637 modules of the LED build, 6 for the LCD glass):
+- `text[side]`: bytearray(digits) of ASCII codes, side 0 = the left display;
+- `points[side]`: the separators lit, a mask of digits whose bit 7 is lit (bit i = the
+  separator after digit i, 0 = leftmost): within bit 1 (the colon) at width 4, within
+  bits 2, 3 and 4 (the dots after those digits) at width 6. `colon[side]` is the 4-digit build's
+  colon as 0/1 (points' bit 1, a property; always 0 at width 6);
+- `icons[side]`: segments.ICON_* lit, at width 6 only (the LCD glass's battery symbol, on
+  the left display: see set_battery); 0 at width 4;
+- `leds`: the side LEDs, bit 0 left, bit 1 right.
+Every screen draws a 4-character text in digits 1..4 of six (ui_base.copy), its colon as the
+dot after digit 2; numbers, times and the version use the six digits (ui_base.number,
+timefmt6.py, ui_info.py). docs/manual.md has the legend of both widths.
 
 One screen, one unit (each module's docstring has its keys and texts; ui_base.py has what a
 screen implements and what they share):
@@ -37,6 +51,7 @@ import battery
 import engine as E
 import presets
 from micropython import const
+from ui_base import blank
 from ui_game import GameScreen
 from ui_prompt import Messages, ResumeOffer
 
@@ -75,16 +90,42 @@ MESSAGE_MS = const(2_000)  # a message shows this long (or until a key)
 REPEAT_GAP_MS = const(400)
 
 
+def _bars(pct):
+    """The battery symbol for a level of `pct` (0..100): 3 bars above 66 %, 2 above 33 %,
+    1 above 0 %, none at 0 (as segments.ICON_* bits, cumulative)."""
+    n = (pct + 32) // 33
+    return 7 if n > 3 else (1 << n) - 1
+
+
 class Ui:
-    def __init__(self, settings, game=None):
+    def __init__(self, settings, game=None, digits=4):
         self.settings = settings
         self.game = game if game is not None else E.Game(presets.control_of(settings["control"]))
         self.apply_options()
-        self.text = (bytearray(b"    "), bytearray(b"    "))  # what each display shows
-        self.colon = bytearray(2)
+        self.digits = digits  # the displays' width: 4 or 6
+        self.at = (digits - 4) >> 1  # the first digit of a 4-character text (ui_base.copy)
+        if digits == 4:
+            import timefmt as fmt
+        else:
+            import timefmt6 as fmt
+        # The time layouts of the width (the screens' times go through time_into): the
+        # module's format_into and next_change (functions, not the module: a test harness
+        # deep-copies the Ui), the shift that turns the format's separator into `points`,
+        # and the separator between minutes and seconds (the game screen's beat)
+        self.format_into = fmt.format_into
+        self.time_next_change = fmt.next_change
+        self.shift = 1 if digits == 4 else 0
+        self.beat_point = 2 if digits == 4 else 8
+        self.text = (bytearray(digits), bytearray(digits))  # what each display shows
+        blank(self.text[0])
+        blank(self.text[1])
+        self.points = bytearray(2)  # the separators lit per side (see the module doc)
+        self._colon = bytearray(2)  # the `colon` property's buffer
+        self.icons = bytearray(2)  # width 6: segments.ICON_* per side
         self.leds = 0  # bit 0 left, bit 1 right
         self.battery_pct = 100  # the level shown on the info page (battery.percent)
         self.battery_low = False  # the warning: the ready screen blinks `bAt  Lo`
+        self.battery_icons = _bars(100)  # the battery symbol's bars (width 6)
         self.repeats = 0  # REPEATs of the key held now (ui_base.stepped), 0 for a press
         self._repeat_at = 0  # ms of the last REPEAT
         # Indexed by the S_* codes; a menu is built at its first use (screen_of)
@@ -178,7 +219,15 @@ class Ui:
     def set_battery(self, mv):
         """A battery reading, `mv` of VSYS: the level and the warning (battery.py) for the
         kind of cells and the brightness set. True when what the ready screen shows changed.
-        Allocates nothing."""
+        Allocates nothing.
+
+        At width 6 the level also shows as the LCD glass's battery symbol (`icons`, 3 bars
+        over the level's thirds, _bars), on the left display, on every screen: the left is
+        where the info page has the level (`bA nn`), so the arbiter finds it in one place,
+        and one symbol, not two, tells the players it is the clock's, not a side's. It
+        stands still during a game; the ready screen blinks it with `bAt  Lo` when the
+        warning is on (ui_game.py), the one screen that shows the warning (docs/battery.md),
+        with one bar at least so an empty symbol blinks too."""
         s = self.settings
         kind = s["battery"]
         pct = battery.percent(mv, kind)
@@ -188,6 +237,7 @@ class Ui:
             return False
         self.battery_pct = pct
         self.battery_low = low
+        self.battery_icons = _bars(pct)
         return True
 
     # ------------------------------------------------- the current screen
@@ -202,9 +252,29 @@ class Ui:
         return self.current.key(button, kind, now)
 
     def render(self, now):
-        """Fill self.text / self.colon / self.leds for `now`. Allocation-free on the game
-        screen (the steady state)."""
+        """Fill self.text / self.points / self.icons / self.leds (and so self.colon) for
+        `now`. Allocation-free on the game screen (the steady state)."""
+        if self.digits != 4:
+            self.icons[0] = self.battery_icons  # the game screen's ready screen may blink it
         self.current.render(now)
+
+    @property
+    def colon(self):
+        """The 4-digit displays' colon per side as 0/1 (bytearray(2)): the separator after
+        digit 1, `points`' bit 1 (always 0 at width 6), read from `points` when asked, so
+        a render does not keep it. (The shell draws from `points`: segments.encode_ascii
+        lights the colon for any true value, and at width 4 `points` has only that bit.)
+        Allocates nothing."""
+        p = self.points
+        c = self._colon
+        c[0] = p[0] >> 1 & 1
+        c[1] = p[1] >> 1 & 1
+        return c
+
+    def time_into(self, buf, t_ms, up=True, tenths_below_s=10):
+        """A time in the width's layouts (timefmt.py, timefmt6.py) into `buf`, rounded up
+        (`up`, a countdown) or down; returns its `points`."""
+        return self.format_into(buf, t_ms, up, tenths_below_s) << self.shift
 
     def next_change(self, now):
         """The first instant (ms) after `now` at which render() may show something else

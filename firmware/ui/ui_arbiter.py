@@ -8,7 +8,9 @@ PLAY, on any item; SET long leaves without applying them (cancel). An action (`A
 `Addr`, `G4`) applies the values edited so far, then acts at once: a cancel after it
 undoes neither. Leaving, the game screen shows both times (not an info page).
 
-    items   `Lt n` `Lt S` / `rt n` `rt S`  left / right time (minutes / seconds steps)
+    items   `Lt n` `Lt S` / `rt n` `rt S`  left / right time (minutes / seconds steps; the
+                                           value in the width's layouts: at width 6 h:mm:ss
+                                           below 10 h, `1h29.59`)
             `L  n` / `r  n`                moves completed
             `L  P` / `r  P`                period
             `LbY ` / `rbY `                byo-yomi periods left (Canadian: `L c `/`r c `,
@@ -36,7 +38,6 @@ own control (time odds).
 """
 
 import engine as E
-import timefmt
 from micropython import const
 from timecontrol import BONUS_DELAY, BONUS_FISCHER, MODE_CANADIAN
 from ui_base import Screen, copy, number, stepped
@@ -272,10 +273,10 @@ class ArbiterMenu(Screen):
             at += 4 * _CANADIAN
         copy(ui.text[0], _LABELS, at)
         right = ui.text[1]
-        colon = ui.colon
-        colon[0] = colon[1] = 0
+        points = ui.points
+        points[0] = points[1] = 0
         if item <= _A_RIGHT_SEC:
-            colon[1] = timefmt.countdown_into(right, self.value, 0)
+            points[1] = ui.time_into(right, self.value, True, 0)
         elif item <= _A_RIGHT_MOVES:
             number(right, self.value)
         elif item <= _A_RIGHT_PERIOD:

@@ -11,14 +11,22 @@ its own state and implements:
   returns to a screen without it: its state stands (after a message, a cancelled editor);
 - `key(button, kind, now)`: one button event (buttons.py's codes); returns REQ_* bits
   for the shell (app.py), which does the I/O;
-- `render(now)`: fills the two 4-character buffers `ui.text[0]`/`[1]` (ASCII codes for
-  segments.encode_into) and `ui.colon[0]`/`[1]` (1 = lit). Only the game screen sets the
-  side LEDs (`ui.leds`); other screens leave them as the game screen last drew them;
+- `render(now)`: fills the two buffers `ui.text[0]`/`[1]` (`ui.digits` ASCII codes each,
+  for segments.encode_ascii / encode_ascii6) and `ui.points[0]`/`[1]` (the separators
+  lit, ui.py's module doc). Only the game screen sets the side LEDs (`ui.leds`); other
+  screens leave them as the game screen last drew them;
 - `next_change(now)`: the first instant (ms) after `now` at which `render` may show
   something else without a key or an engine event, or -1 (the default: menus change on
   keys only). Called right after `render(now)`; never later than the real change.
 `now` is in ms, from the shell's monotonic clock. Nothing here allocates in `render` or
 `next_change` of the game screen (the steady state); menus may allocate on keys.
+
+The texts are written for 4 digits and drawn on either width by the helpers below: `copy`
+puts a 4-character text in digits 1..4 of six (digits 0 and 5 blank), so a screen's colon
+position is the glass's dot after digit 2; `number` spreads a label and a number over the
+whole width (the label from digit 0, the number right-aligned to the last digit, where a
+time ends too); times go through `ui.time_into` (timefmt.py / timefmt6.py). A screen that
+writes a character of a copied text itself adds `ui.at` (the text's first digit: 0 or 1).
 """
 
 from micropython import const
@@ -46,11 +54,20 @@ _OT_COUNT_LABELS = (
 )
 
 
+def blank(buf):
+    """Every digit of `buf` blank."""
+    for i in range(len(buf)):
+        buf[i] = 32
+
+
 def copy(buf, text, at=0):
     """The 4 characters of `text` from index `at` (a packed table's entry at 4 * i) into
-    `buf`."""
+    `buf`: its digits 0..3 at width 4, its digits 1..4 at width 6 (0 and 5 blank)."""
+    o = (len(buf) - 4) >> 1
+    if o:
+        blank(buf)
     for i in range(4):
-        buf[i] = text[at + i]
+        buf[o + i] = text[at + i]
 
 
 def stepped(v, up, small, big, repeats, lo, hi):
@@ -68,10 +85,14 @@ def stepped(v, up, small, big, repeats, lo, hi):
 
 
 def number(buf, n, label=_BLANK, at=0):
-    """Right-aligned number (0..9999) after a label prefix kept where digits are not needed
-    (`label` from index `at`, as copy())."""
-    copy(buf, label, at)
-    i = 3
+    """Right-aligned number (0..9999 at width 4) after a label prefix kept where digits are
+    not needed (`label` from index `at`, as copy()). At width 6 the label takes digits 0..3
+    and the number ends at digit 5 (`bA 100`, `P    2`)."""
+    i = len(buf) - 1
+    if i > 3:
+        blank(buf)
+    for j in range(4):
+        buf[j] = label[at + j]
     while True:
         buf[i] = 48 + n % 10
         n //= 10
@@ -81,7 +102,7 @@ def number(buf, n, label=_BLANK, at=0):
 
 
 def overtime_count(buf, game, side):
-    """The side's overtime counter into `buf` (its colon is off): `bY n` byo-yomi periods
+    """The side's overtime counter into `buf` (no separator lit): `bY n` byo-yomi periods
     left (the current one included), `c nn` Canadian moves still to make in the block."""
     at = 0 if game.control.mode == MODE_BYOYOMI else 4
     number(buf, game.ot_left[side], _OT_COUNT_LABELS, at)
@@ -101,13 +122,12 @@ class Screen:
     def next_change(self, now):
         return -1
 
-    def put2(self, left, right, colon_left=0, colon_right=0):
-        """Both displays at once: two 4-character texts and their colons."""
+    def put2(self, left, right):
+        """Both displays at once: two 4-character texts, no separator lit."""
         ui = self.ui
         copy(ui.text[0], left)
         copy(ui.text[1], right)
-        ui.colon[0] = colon_left
-        ui.colon[1] = colon_right
+        ui.points[0] = ui.points[1] = 0
 
     def put_yes_no(self, label, yes, at=0):
         """A yes/no question: `label` (from `at`, as copy()) on the left, ` YES` or `  no`
@@ -115,7 +135,7 @@ class Screen:
         ui = self.ui
         copy(ui.text[0], label, at)
         copy(ui.text[1], _NO_YES, 4 if yes else 0)
-        ui.colon[0] = ui.colon[1] = 0
+        ui.points[0] = ui.points[1] = 0
 
     def put_result(self, left):
         """Both displays show a result, `left` for the left side: 0 won, 1 lost, 2 draw,
@@ -123,4 +143,4 @@ class Screen:
         ui = self.ui
         copy(ui.text[0], _RESULTS, 4 * left)
         copy(ui.text[1], _RESULTS, 4 * left if left >= 2 else 4 - 4 * left)
-        ui.colon[0] = ui.colon[1] = 0
+        ui.points[0] = ui.points[1] = 0

@@ -18,9 +18,8 @@ newest kept control is 3 presses away (SET, MINUS, PLAY), the next 4; the contro
 """
 
 import presets
-import timefmt
 from micropython import const
-from ui_base import Screen
+from ui_base import Screen, copy
 
 # ui.py's codes, copied: const() inlines them here (test_ui_codes checks they match)
 _LONG = const(2)
@@ -103,20 +102,20 @@ class PresetChooser(Screen):
         if c is None:
             self.put2(b"CUSt", b"    ")
             return
-        if "custom" in c:
-            ui = self.ui
-            ui.text[0][:] = b"CUS1"
-            ui.text[0][3] += self._slot()
-            ui.colon[0] = 0
-            first = c["custom"]["periods"][0][0]
-            ui.colon[1] = timefmt.countdown_into(ui.text[1], first * 1000)
-            return
         ui = self.ui
+        left = ui.text[0]
+        ui.points[0] = 0
+        if "custom" in c:
+            copy(left, b"CUS1")
+            left[ui.at + 3] += self._slot()
+            first = c["custom"]["periods"][0][0]
+            ui.points[1] = ui.time_into(ui.text[1], first * 1000)
+            return
         index = c["preset"]
         code = presets.code(index)
-        left = ui.text[0]
-        for i in range(4):
-            left[i] = ord(code[i]) if i < len(code) else 32
-        ui.colon[0] = 0
+        copy(left, b"    ")
+        for i in range(len(code)):
+            if i < 4:
+                left[ui.at + i] = ord(code[i])
         first = presets.PRESETS[index][3][0]
-        ui.colon[1] = timefmt.countdown_into(ui.text[1], first[0] * 1000)
+        ui.points[1] = ui.time_into(ui.text[1], first[0] * 1000)

@@ -6,8 +6,9 @@ Pure module. Opened from the preset chooser (SET short: starting from the preset
 control under its cursor; PLAY on `CUSt`: from the control in use), as the sides stand (a swapped
 control is edited swapped and saved swapped, so White's side under draw odds stays where
 it was). A control started from here is kept (settings "kept": the chooser's slots). The
-left display names the field, the right shows its value. The fields, in the order SET
-steps through them:
+left display names the field, the right shows its value (a time in the width's layouts,
+ui.Ui.time_into: at width 6 with its seconds from 1 h on, `1h30.00`). The fields, in the
+order SET steps through them:
 
     t1 n / t1 S   period 1's time (minutes / seconds fields of one value)
     1 n           moves in period 1 (`  Sd` = sudden death: the last period)
@@ -34,7 +35,6 @@ steps through them:
 """
 
 import timecontrol as T
-import timefmt
 from micropython import const
 from ui_base import Screen, copy, number, stepped
 
@@ -241,7 +241,7 @@ class CustomEditor(Screen):
         side, field = self._where()
         ui = self.ui
         text = ui.text
-        ui.colon[0] = ui.colon[1] = 0
+        ui.points[0] = ui.points[1] = 0
         if side < 0:
             if field == 0:
                 copy(text[0], b"1-2=")
@@ -254,13 +254,13 @@ class CustomEditor(Screen):
             at = _FIELD_SIDE[field % 5] if field < 5 * len(self.sides[side][0]) else -1
             if at < 0:
                 at = _OT_SIDE[field - 5 * len(self.sides[side][0]) + side]
-            text[0][at] = _LETTER_R if side else _LETTER_L
+            text[0][ui.at + at] = _LETTER_R if side else _LETTER_L
 
     def _render_side(self, s, field):
         periods, ot = self.sides[s]
         p, field = divmod(field, 5)
-        text = self.ui.text
-        colon = self.ui.colon
+        ui = self.ui
+        text = ui.text
         right = text[1]
         if p >= len(periods):
             field += s  # the right has no kind field
@@ -270,13 +270,13 @@ class CustomEditor(Screen):
             elif field == _OT_COUNT:
                 number(right, ot[1])
             else:
-                colon[1] = timefmt.countdown_into(right, ot[2] * 1000, 0)
+                ui.points[1] = ui.time_into(right, ot[2] * 1000, True, 0)
             return
         period = periods[p]
         copy(text[0], _FIELD_LABELS, 4 * field)
-        text[0][_FIELD_DIGIT[field]] = 49 + p  # "1".."4"
+        text[0][ui.at + _FIELD_DIGIT[field]] = 49 + p  # "1".."4"
         if field in (_F_TIME_MIN, _F_TIME_SEC):
-            colon[1] = timefmt.countdown_into(right, period[0] * 1000, 0)
+            ui.points[1] = ui.time_into(right, period[0] * 1000, True, 0)
         elif field == _F_MOVES:
             if period[1] == 0:
                 copy(right, b"  Sd")

@@ -11,7 +11,8 @@ paused, flagged, finished). Its keys (the others do nothing):
     finished   -        new game         new game, then settings
 
 The low-battery warning (`ui.battery_low`: `Ui.set_battery`, from the shell's reading and
-battery.py) blinks `bAt  Lo` on the ready screen, the screen of power-up and of the setup
+battery.py) blinks `bAt  Lo` on the ready screen (at width 6 with the battery symbol: on with
+`bAt  Lo`, off with the times), the screen of power-up and of the setup
 before a game; during a game (running, paused, flagged) nothing shows it: the warning leaves
 at least 10 h of play, more than any game, so it waits for the next ready screen rather
 than distract the players (docs/battery.md).
@@ -40,7 +41,6 @@ the engine for each side's time once: `next_change` and `alerts` (called right a
 """
 
 import engine as E
-import timefmt
 from micropython import const
 from timecontrol import MODE_HOURGLASS, MODE_UPCOUNT
 from ui_base import Screen, copy, overtime_count
@@ -73,6 +73,7 @@ _TEXTS = (
     b"PrES"  # 24: ... this (see the module doc)
 )
 _PROMPT_MS = const(1_000)  # each text of the refused-press prompt shows this long
+_ICON_BAT1 = const(1)  # segments.ICON_BAT1: the battery symbol with one bar
 
 
 class GameScreen(Screen):
@@ -80,11 +81,19 @@ class GameScreen(Screen):
         super().__init__(ui)
         self.game = ui.game  # cached with the buffers: render runs at every change
         self.text = ui.text
-        self.colon = ui.colon
+        self.points = ui.points
+        # The width's time layouts (ui.Ui.time_into, inline here: render runs at every
+        # change): the format and its shift into `points`, the next change, the beat's
+        # separator and the digit that is blank in the tenths layout at width 4
+        self._format = ui.format_into
+        self._shift = ui.shift
+        self._next = ui.time_next_change
+        self._beat_point = ui.beat_point
+        self._last = ui.digits - 1
         self.info = InfoPages(ui)
         self._alert_second = -1  # the last of the last 5 s beeped for
         self._alert_low = False  # the low-time beep sounded (re-armed above the threshold)
-        self._beating = False  # the running side shows MM:SS, so its colon beats
+        self._beating = False  # the running side shows MM:SS, so its separator beats
         # The times of the last render while the clock ran (see the module doc): valid for
         # `now` == _at with the engine's last event still (_ev_ms, _ev_us); _d the running
         # side's delay left, -1 when the render did not ask.
@@ -92,7 +101,7 @@ class GameScreen(Screen):
         self._ev_ms = self._ev_us = 0
         self._r0 = self._r1 = 0
         self._d = -1
-        # The stopped side's text, colon and time (_r0/_r1) of the last render hold while
+        # The stopped side's text, points and time (_r0/_r1) of the last render hold while
         # the engine's last event is still (_ev_ms, _ev_us): the next render redoes only the
         # running side (see render). Off on any screen change (Ui.go).
         self.kept = False
@@ -184,8 +193,10 @@ class GameScreen(Screen):
 
     def render(self, now):
         """While a clock runs, the texts change only when `Game.remaining()` of a side crosses
-        a rounding step of timefmt (per side), plus these instants:
-        - the running side's colon beats in the MM:SS layout: on for the first half of each
+        a rounding step of the width's time layouts (timefmt / timefmt6, per side), plus these
+        instants:
+        - the running side's separator between minutes and seconds beats (width 4: the colon
+          of MM:SS; width 6: the dot of every layout with seconds): on for the first half of each
           second of the time that counts, off for the second half (the delay while it
           lasts, else the main time; the stopwatch counts up), so it changes together with
           the digits, not on a phase of its own;
@@ -200,7 +211,7 @@ class GameScreen(Screen):
             if g.last_us == self._ev_us:
                 s = g.running
                 rs = g.remaining(s, now)
-                self.colon[s] = timefmt.format_into(self.text[s], rs, self._up)
+                self.points[s] = self._format(self.text[s], rs, self._up) << self._shift
                 if s:
                     self._r1 = rs
                 else:
@@ -220,14 +231,15 @@ class GameScreen(Screen):
             self.info.render(now)
             return
         text = self.text
-        colon = self.colon
+        points = self.points
         r0 = g.remaining(0, now)
         r1 = g.remaining(1, now)
         c = g.control
         up = c.mode != MODE_UPCOUNT  # countdown rounding, else the stopwatch's
         self._up = up
-        colon[0] = timefmt.format_into(text[0], r0, up)
-        colon[1] = timefmt.format_into(text[1], r1, up)
+        fmt = self._format
+        points[0] = fmt(text[0], r0, up) << self._shift
+        points[1] = fmt(text[1], r1, up) << self._shift
         running = state == E.RUNNING
         if running and c.ot_count:
             self._overtime(r1 if g.running else r0)
@@ -249,19 +261,24 @@ class GameScreen(Screen):
         elif state == E.READY:
             if g.refusals():
                 self._prompt(now)
-            elif ui.battery_low and (now // _BLINK_MS) & 1:
-                copy(text[0], _TEXTS, 12)
-                copy(text[1], _TEXTS, 16)
-                colon[0] = colon[1] = 0
+            elif ui.battery_low:
+                on = (now // _BLINK_MS) & 1
+                if on:
+                    copy(text[0], _TEXTS, 12)
+                    copy(text[1], _TEXTS, 16)
+                    points[0] = points[1] = 0
+                if ui.digits == 6:  # the battery symbol blinks with them
+                    ui.icons[0] = (ui.battery_icons or _ICON_BAT1) if on else 0
 
     def _beat(self, now, s, rs):
         """The running side `s` (`rs` ms left, its text rendered at `now`): the LED, and its
-        colon's beat once a second in the MM:SS layout."""
+        separator's beat once a second in the layouts with seconds (not tenths): width 4
+        MM:SS, width 6 the layouts with minutes and seconds (the dot after digit 3)."""
         self._at = now
         self._d = -1
         self.ui.leds = 1 << s
-        colon = self.colon
-        beating = self.text[s][3] != 32 and colon[s]
+        points = self.points
+        beating = self.text[s][self._last] != 32 and points[s] & self._beat_point
         self._beating = beating
         if beating:
             if self._up:
@@ -271,7 +288,7 @@ class GameScreen(Screen):
             else:
                 on = rs % 1000 < 500
             if not on:
-                colon[s] = 0
+                points[s] = 0
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""
@@ -283,7 +300,7 @@ class GameScreen(Screen):
         g = self.game
         side = 1 - g.white_side
         copy(self.text[side], _TEXTS, 24 if (self._prompt_t(now) // _PROMPT_MS) & 1 else 20)
-        self.colon[side] = 0
+        self.points[side] = 0
 
     def _prompt_t(self, now):
         """ms since the refused press, or since 0 when the monotonic count restarted after it
@@ -313,7 +330,7 @@ class GameScreen(Screen):
                 and (side != g.running or shown_s >= 10)
             ):
                 overtime_count(self.text[side], g, side)
-                self.colon[side] = 0
+                self.points[side] = 0
 
     def _flags(self, now):
         """A fallen flag blinks `FLAG` (both fallen: `FL 1` / `FL 2`, in the order they fell)
@@ -328,13 +345,13 @@ class GameScreen(Screen):
                     copy(self.text[side], _TEXTS, 0)
                 else:
                     copy(self.text[side], _TEXTS, 4 if g.first_flag == side else 8)
-                self.colon[side] = 0
+                self.points[side] = 0
 
     def _time(self, side, now):
         g = self.game
         buf = self.text[side]
         r = g.remaining(side, now)
-        self.colon[side] = timefmt.format_into(buf, r, g.control.mode != MODE_UPCOUNT)
+        self.points[side] = self._format(buf, r, g.control.mode != MODE_UPCOUNT) << self._shift
 
     def _render_result(self, now):
         g = self.game
@@ -355,7 +372,7 @@ class GameScreen(Screen):
         rises (1: the stopwatch)."""
         trend = self.game.remaining(side, now + 1) - r
         if trend:
-            n = timefmt.next_change(r, trend > 0, countdown)
+            n = self._next(r, trend > 0, countdown)
             if n > 0 and (nxt < 0 or now + n < nxt):
                 return now + n
         return nxt

@@ -19,6 +19,11 @@ instead of the times while `page` is not 0. Pages (0 = the times):
 The battery level `bA nn` is the share of the cells' hours of play left (battery.percent,
 from the shell's last reading, taken while the game is ready).
 
+At width 6 the pages use the six digits: each label from digit 0, its number ending at digit
+5 (`bA 100`, `n   42`, `PF-  2`: ui_base.number), and the version with its dots (`  0.1.0`
+for 0.1.0: the glass has dots after digits 2, 3 and 4, and a version of up to four digits,
+right-aligned, has its dots there).
+
 The pages change on keys and engine events only (next_change: the default -1).
 """
 
@@ -42,23 +47,32 @@ _LABELS = (
 
 def _version_digits(v):
     # The digits of the version string `v` up to its first character that is neither a digit
-    # nor a dot, the dots left out (the displays have no decimal point: only the colon is
-    # wired), the first 4, right-aligned: "0.1.0" -> b" 010", "1.2.10-rc1" -> b"1210".
+    # nor a dot, the dots left out (the 4-digit displays have no decimal point: only the
+    # colon is wired), the first 4, right-aligned: "0.1.0" -> b" 010", "1.2.10-rc1" ->
+    # b"1210"; and the points of those digits right-aligned on six digits (bit i: the dot
+    # after digit i), where the dots were: "0.1.0" -> bits 3 and 4, "1.2.10" -> bits 2 and 3.
     digits = bytearray(4)
+    dots = 0  # bit k: a dot after the k-th digit
     n = 0
     for c in v.encode():
-        if c != 46:  # "."
+        if c == 46:  # "."
+            if n:
+                dots |= 1 << (n - 1)
+        else:
             if not 48 <= c <= 57 or n == 4:
                 break
             digits[n] = c
             n += 1
     out = bytearray(b"    ")
+    points = 0
     for i in range(n):
         out[4 - n + i] = digits[i]
-    return bytes(out)
+        if (dots >> i) & 1 and i < n - 1:
+            points |= 1 << (6 - n + i)
+    return bytes(out), points
 
 
-_VERSION = _version_digits(version.VERSION)  # built once at import
+_VERSION, _VERSION_POINTS = _version_digits(version.VERSION)  # built once at import
 del _version_digits  # not needed after import: its code is freed
 
 
@@ -84,6 +98,14 @@ class InfoPages(Screen):
             else:
                 copy(text[0], _LABELS, 12)
                 copy(text[1], _VERSION)
+                if self.ui.digits == 6:  # right-aligned, with its dots
+                    right = text[1]
+                    right[0] = right[1] = 32
+                    for i in range(4):
+                        right[2 + i] = _VERSION[i]
+                    self.ui.points[0] = 0
+                    self.ui.points[1] = _VERSION_POINTS
+                    return
         elif self.page == 1:
             for side in (0, 1):
                 number(text[side], g.moves[side], _LABELS, 8)
@@ -97,4 +119,4 @@ class InfoPages(Screen):
                     text[side][1] = 70  # "F": a period ended by a flag-fall transition
                 if g.first_passed == side:
                     text[side][2] = 45  # "-": passed a time control first
-        self.ui.colon[0] = self.ui.colon[1] = 0
+        self.ui.points[0] = self.ui.points[1] = 0

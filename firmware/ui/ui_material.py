@@ -130,4 +130,4 @@ class MaterialEntry(Screen):
         ui = self.ui
         copy(ui.text[0], b"OPP ")
         copy(ui.text[1], _CHOICE_LABELS, 4 * self.choice)
-        ui.colon[0] = ui.colon[1] = 0
+        ui.points[0] = ui.points[1] = 0

@@ -86,4 +86,4 @@ class SettingsMenu(Screen):
         else:
             i = values.index(current) if current in values else 0
             copy(ui.text[1], labels, 4 * i)
-        ui.colon[0] = ui.colon[1] = 0
+        ui.points[0] = ui.points[1] = 0
