@@ -33,20 +33,21 @@
 //   core's time advances cycle by cycle so the machines run through it.
 
 import { RP2040, USBCDC, GPIOPinState, BasePeripheral, LogLevel } from 'rp2040js';
+import { ClockTree } from './clocks.mjs';
 
 // System cycles a run of counting loops stops short of the next alarm (then stepped one
 // instruction at a time), and the least run worth skipping.
 const FF_MARGIN = 1024;
 
-export const CYCLE_NS = 8; // 125 MHz
+export const CYCLE_NS = 8; // 125 MHz: every cycle in the 'fixed' clocks mode (clocks.mjs)
 export const FLASH_BYTES = 2 * 1024 * 1024;
 const SECTOR_BYTES = 4096;
 const PAGE_BYTES = 256;
 // W25Q16JV typical times (datasheet: tSE 45 ms per 4 KiB sector, tPP 0.7 ms per page)
 export const SECTOR_ERASE_NS = 45_000_000;
 export const PAGE_PROGRAM_NS = 700_000;
-// The longest a core instruction (or an exception entry) advances the clock: 16 cycles
-const MAX_INSTRUCTION_NS = 16 * CYCLE_NS;
+// The longest a core instruction (or an exception entry) takes: 16 cycles
+const MAX_INSTRUCTION_CYCLES = 16;
 const WATCHDOG_BASE = 0x40058;
 const ROSC_BASE = 0x40060;
 
@@ -120,9 +121,10 @@ export function romFunction(words, code) {
 export class Board {
   /**
    * bootrom: Uint32Array(4096); flash: Uint8Array of the whole flash at power-up;
-   * seed: this power-up's ROSC noise; reason/scratch: watchdog state kept over a reset.
+   * seed: this power-up's ROSC noise; reason/scratch: watchdog state kept over a reset;
+   * clocks: 'fixed' (every cycle 8 ns) or 'model' (the clock tree: clocks.mjs).
    */
-  constructor({ bootrom, flash, seed = 1, watchdogReason = 0, scratch = null }) {
+  constructor({ bootrom, flash, seed = 1, watchdogReason = 0, scratch = null, clocks = 'fixed' }) {
     const mcu = new RP2040();
     this.mcu = mcu;
     this.clock = mcu.clock;
@@ -183,6 +185,15 @@ export class Board {
       }
     }
     this.usbHost();
+    this.cycleNs = CYCLE_NS; // one clk_sys cycle (clocks.mjs sets it in the 'model' mode)
+    this.halted = false; // clk_sys has no clock (a dormant oscillator): no instruction runs
+    this.pioGated = [false, false]; // PIO0/PIO1 with their clock gated off
+    this.clockTree = new ClockTree(this, clocks);
+  }
+
+  /** clk_sys changed: a core cycle now takes `ns`. */
+  setCycleNs(ns) {
+    this.cycleNs = ns;
   }
 
   get nanos() {
@@ -227,11 +238,11 @@ export class Board {
 
   /** Call fn at the exact emulated instant t_ns (a clock alarm: it fires even in WFE).
    *  A run ends after the instruction that reaches its end, so the clock can stand a few
-   *  ns past it: an instant inside that last instruction (up to MAX_INSTRUCTION_NS back)
+   *  ns past it: an instant inside that last instruction (up to MAX_INSTRUCTION_CYCLES back)
    *  is served at once, as the chip would take its interrupt after that instruction. */
   at(tNs, fn) {
     let delta = tNs - this.clock.nanos;
-    if (delta < 0 && delta >= -MAX_INSTRUCTION_NS) delta = 0;
+    if (delta < 0 && delta >= -MAX_INSTRUCTION_CYCLES * this.cycleNs) delta = 0;
     if (delta < 0) throw new Error(`event at ${tNs} ns is in the past (${this.clock.nanos})`);
     const alarm = this.clock.createAlarm(() => fn());
     alarm.schedule(delta);
@@ -267,13 +278,17 @@ export class Board {
     const core = mcu.core;
     const eraseAt = this.eraseAt;
     const programAt = this.programAt;
+    const gated = this.pioGated;
+    const [pio0, pio1] = mcu.pio;
     while (clock.nanos < tNs && this.resetReason === null) {
-      if (core.waiting) {
+      if (core.waiting || this.halted) {
         if (this.pioDebt) this._pioFlush();
         if (this.awakeSince !== null) {
           this.segments.push([this.awakeSince, clock.nanos]);
           this.awakeSince = null;
+          this.clockTree.setAsleep(true);
         }
+        const CYCLE_NS = this.cycleNs;
         let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, tNs) : tNs;
         // A running state machine is stepped up to its next instruction (its pin edges
         // keep their exact times); when none can move (all stalled on a wait or a FIFO),
@@ -304,7 +319,10 @@ export class Board {
         clock.tick(next - clock.nanos);
         continue;
       }
-      if (this.awakeSince === null) this.awakeSince = clock.nanos;
+      if (this.awakeSince === null) {
+        this.awakeSince = clock.nanos;
+        this.clockTree.setAsleep(false);
+      }
       const pc = core.PC;
       if (pc === eraseAt || pc === programAt) {
         this._flashOp(pc === eraseAt);
@@ -312,7 +330,8 @@ export class Board {
       }
       const cycles = core.executeInstruction();
       this.busyCycles += cycles;
-      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) {
+      const CYCLE_NS = this.cycleNs;
+      if ((!pio0.stopped && !gated[0]) || (!pio1.stopped && !gated[1])) {
         // The machines are stepped when an instruction of one falls due, not after every
         // core instruction: the same steps at the same instants (a machine's state is
         // brought up to date before the core touches a PIO register and before an input
@@ -347,7 +366,9 @@ export class Board {
   }
 
   _pioRunning() {
-    return !this.mcu.pio[0].stopped || !this.mcu.pio[1].stopped;
+    const [pio0, pio1] = this.mcu.pio;
+    const gated = this.pioGated;
+    return (!pio0.stopped && !gated[0]) || (!pio1.stopped && !gated[1]);
   }
 
   /** System cycles until the next instruction of an enabled state machine that is not
@@ -355,7 +376,7 @@ export class Board {
   _pioDueCycles() {
     let due = -1;
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled || m.stalled) continue;
         const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
@@ -372,7 +393,7 @@ export class Board {
   _pioCountingOnly() {
     let most = Infinity;
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled || m.stalled) continue;
         const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
@@ -435,7 +456,7 @@ export class Board {
   /** Run every enabled state machine for `cycles` system clock cycles. */
   _stepPio(cycles) {
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled) continue;
         if (m.cycles < m.lastCycles) m.pioClock = m.cycles; // restarted
@@ -510,7 +531,7 @@ export class Board {
       this.flashOps.push([clock.nanos, 'program', offset, count]);
     }
     core.PC = core.LR & ~1; // return to the caller
-    this.busyCycles += stall / CYCLE_NS;
+    this.busyCycles += stall / this.cycleNs;
     if (this.onFlashOp) this.onFlashOp(erase ? 'erase' : 'program', clock.nanos, stall);
     this._stalledFor(stall); // the core is stalled on the flash (interrupts are off)
   }
@@ -520,6 +541,7 @@ export class Board {
   _stalledFor(ns) {
     if (this.pioDebt) this._pioFlush();
     const clock = this.clock;
+    const CYCLE_NS = this.cycleNs;
     const end = clock.nanos + ns;
     while (clock.nanos < end) {
       let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, end) : end;

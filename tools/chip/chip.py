@@ -298,9 +298,11 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def session(self, flash=None):
-        """A powered-up board running this firmware (or the given flash image)."""
-        return Session(self, flash)
+    def session(self, flash=None, clocks="fixed"):
+        """A powered-up board running this firmware (or the given flash image). `clocks`:
+        "fixed" (every core cycle 8 ns, what the chip tests are written for) or "model"
+        (the RP2040's clock tree from power-up, tools/chip/clocks.mjs; docs/chip.md)."""
+        return Session(self, flash, clocks)
 
     def twin(self, session, until_ms):
         """A new session that repeats `session`'s inputs up to (not including) `until_ms`
@@ -349,7 +351,7 @@ class Session:
     board's time in ms (0 at power-up; a power cycle starts again at 0). Use as a context
     manager, or call close()."""
 
-    def __init__(self, chip, flash=None):
+    def __init__(self, chip, flash=None, clocks="fixed"):
         self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
         tmp = Path(self._tmp.name)
         (tmp / "bootrom.bin").write_bytes(chip.bootrom)
@@ -375,6 +377,7 @@ class Session:
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
             wiring=wiring(),
+            clocks=clocks,
         )
 
     def __enter__(self):
@@ -501,6 +504,16 @@ class Session:
 
     def trace(self):
         return Trace(self._ask(op="trace")["trace"])
+
+    def ledger(self):
+        """The power-state ledger of this power-up so far: {"mode", "now_ns", "timer_us",
+        "rows"}, a row per distinct state with its total emulated "ns" and "entries" (times
+        entered): "state" (awake, sleep: WFI/WFE, deep_sleep: WFI/WFE with SCR.SLEEPDEEP,
+        dormant, stopped: clk_sys without a clock), "clk_sys_hz", "clk_ref_hz" (None in
+        the fixed mode), "oscillators" running, "starting" (the XOSC before STABLE, a PLL
+        before LOCK), and in deep sleep "clocks_on" (the SLEEP_EN clocks' names) and
+        "sleep_en" ([EN0, EN1]). The rows' ns add up to "now_ns"."""
+        return self._ask(op="ledger")["ledger"]
 
     def save_flash(self):
         path = Path(self._tmp.name) / "flash_now.bin"
