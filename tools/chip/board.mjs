@@ -186,14 +186,26 @@ export class Board {
     }
     this.usbHost();
     this.cycleNs = CYCLE_NS; // one clk_sys cycle (clocks.mjs sets it in the 'model' mode)
+    this.cycleWhole = true; // cycleNs is a whole number of ns
+    this.fracNs = 0; // the part of a ns the core's cycles ran past the clock (_wholeNs)
     this.halted = false; // clk_sys has no clock (a dormant oscillator): no instruction runs
     this.pioGated = [false, false]; // PIO0/PIO1 with their clock gated off
     this.clockTree = new ClockTree(this, clocks);
   }
 
-  /** clk_sys changed: a core cycle now takes `ns`. */
+  /** clk_sys changed: a core cycle now takes `ns`. The clock keeps whole ns: at a rate
+   *  whose cycle is not a whole ns (48 MHz: 20.83 ns) each instruction advances it by the
+   *  whole ns its cycles reach, the fraction carried to the next (_wholeNs). */
   setCycleNs(ns) {
     this.cycleNs = ns;
+    this.cycleWhole = Number.isInteger(ns);
+  }
+
+  _wholeNs(cycles) {
+    const exact = this.fracNs + cycles * this.cycleNs;
+    const whole = Math.floor(exact);
+    this.fracNs = exact - whole;
+    return whole;
   }
 
   get nanos() {
@@ -303,13 +315,14 @@ export class Board {
             this._pioCountingOnly(),
           ) - FF_MARGIN;
           if (ahead > FF_MARGIN) {
-            clock.tick(ahead * CYCLE_NS); // no alarm falls before `next`
-            this._stepPio(ahead);
+            const ns = Math.round(ahead * CYCLE_NS); // whole ns: see setCycleNs
+            clock.tick(ns); // no alarm falls before `next`
+            this._stepPio(ns / CYCLE_NS);
             continue;
           }
           const due = this._pioDueCycles();
           if (due >= 0) {
-            next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+            next = Math.min(next, clock.nanos + Math.ceil(Math.max(1, due) * CYCLE_NS));
             const cycles = (next - clock.nanos) / CYCLE_NS;
             clock.tick(next - clock.nanos); // then the instruction due at `next`, at `next`
             this._stepPio(cycles);
@@ -340,11 +353,11 @@ export class Board {
         if (this.pioDebt && alarm && alarm.nanos <= clock.nanos + cycles * CYCLE_NS) {
           this._pioFlush();
         }
-        clock.tick(cycles * CYCLE_NS);
+        clock.tick(this.cycleWhole ? cycles * CYCLE_NS : this._wholeNs(cycles));
         this.pioDebt += cycles;
         if (this.pioDebt >= this.pioSoonest) this._pioFlush();
       } else {
-        clock.tick(cycles * CYCLE_NS);
+        clock.tick(this.cycleWhole ? cycles * CYCLE_NS : this._wholeNs(cycles));
       }
     }
     if (this.resetReason !== null && this.awakeSince !== null) {
@@ -546,7 +559,7 @@ export class Board {
     while (clock.nanos < end) {
       let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, end) : end;
       const due = this._pioRunning() ? this._pioDueCycles() : -1;
-      if (due >= 0) next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+      if (due >= 0) next = Math.min(next, clock.nanos + Math.ceil(Math.max(1, due) * CYCLE_NS));
       const cycles = (next - clock.nanos) / CYCLE_NS;
       clock.tick(next - clock.nanos);
       if (due >= 0 || this._pioRunning()) this._stepPio(cycles);

@@ -181,7 +181,7 @@ export class ClockTree {
   }
 
   _startXosc() {
-    this.xosc.stableAt = this.clock.nanos + this.xoscStartNs();
+    this.xosc.stableAt = this.clock.nanos + Math.round(this.xoscStartNs());
   }
 
   _xoscPeripheral() {
@@ -425,7 +425,7 @@ export class ClockTree {
       return;
     }
     const leftUs = (alarm.targetMicros - this.timerNs() / 1000) >>> 0;
-    alarm.clockAlarm.schedule((leftUs * 1000) / this.timerRate);
+    alarm.clockAlarm.schedule(Math.round((leftUs * 1000) / this.timerRate));
   }
 
   _setTimerRate(rate) {
