@@ -38,6 +38,15 @@ c = loop(2000)
 print(a, b, c, f)
 """
 
+# The same loop with CLK_SYS_DIV's INT at 3 (run after BUSY: `loop` is defined).
+DIVIDED = """
+from machine import mem32
+mem32[0x40008040] = 3 << 8
+d = loop(2000)
+mem32[0x40008040] = 1 << 8
+print(d, machine.freq())
+"""
+
 # PLL_SYS reset, configured and powered again while clk_sys runs from clk_ref (the XOSC,
 # 12 MHz), interrupts off; the wait for CS.LOCK in Thumb code polls every 8 cycles and
 # reads the µs timer before the power-up and after the lock: [polls, µs].
@@ -140,7 +149,8 @@ def test_a_slower_clk_sys_slows_the_core_and_the_timer_stays_exact(modelled):
     """machine.freq(48 MHz): the same busy loop takes 125/48 as long by the µs timer, and
     as long again at 125 MHz afterwards; the timer counts every µs of the board's time
     across both changes (its tick comes from clk_ref, which machine.freq leaves on the
-    XOSC); the ledger holds the time at 48 MHz and PLL_SYS's two relocks."""
+    XOSC); the ledger holds the time at 48 MHz and PLL_SYS's two relocks. CLK_SYS_DIV
+    divides clk_sys too."""
     before = modelled.ledger()
     a, b, c, f = map(int, modelled.repl(BUSY).split())
     after = modelled.ledger()
@@ -152,6 +162,10 @@ def test_a_slower_clk_sys_slows_the_core_and_the_timer_stays_exact(modelled):
     assert at48 - total_ns(before, state="awake", clk_sys_hz=48_000_000) >= b * 1000
     relock = total_ns(after, starting=["pll_sys"]) - total_ns(before, starting=["pll_sys"])
     assert relock == 2 * PLL_LOCK_NS
+    # CLK_SYS_DIV: INT 3 divides clk_sys (PLL_SYS, 125 MHz) by 3
+    d, f = map(int, modelled.repl(DIVIDED).split())
+    assert abs(d / a - 3) < 0.03, (a, d)
+    assert f == 125_000_000
 
 
 def test_the_fixed_mode_ignores_the_clock_tree(pico):
