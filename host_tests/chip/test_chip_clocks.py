@@ -293,3 +293,44 @@ def test_dormant_until_a_gpio_wake_edge(modelled):
     assert ticks < 5_000  # the timer stood still while the chip was dormant
     tr = modelled.trace()
     assert [t for t, g, level in tr.edges if g == gpio and level == 0] == [edge_ms * MS]
+
+
+def test_a_timer_gated_in_deep_sleep_stands_still(modelled):
+    """WFI with SCR.SLEEPDEEP and SLEEP_EN1 without clk_sys_timer: the µs timer stops for
+    as long as the core sleeps (here until a lever's edge, 500 ms on, wakes it through its
+    GPIO interrupt), and the ledger holds that deep sleep with the timer's clock off."""
+    gpio = chip.PINS["left"]
+    modelled.repl("import machine, time, micropython\nfrom machine import mem32, Pin\n")
+    edge_ms = modelled.t + 500
+    modelled.pin("left", True, at_ms=edge_ms)
+    modelled.pin("left", False, at_ms=edge_ms + 100)
+    before = modelled.ledger()
+    out = modelled.repl(
+        "@micropython.asm_thumb\n"
+        "def wfi():\n"
+        "    wfi()\n"
+        "hit = bytearray(1)\n"
+        "def edge(pin):\n"
+        "    hit[0] = 1\n"
+        "p = Pin(%d, Pin.IN)\n"
+        "p.irq(edge, Pin.IRQ_FALLING, hard=True)\n"
+        "en1 = mem32[0x400080AC]\n"
+        "mem32[0x400080AC] = en1 & ~0x20\n"
+        "mem32[0xE000ED10] |= 4\n"
+        "t0 = time.ticks_us()\n"
+        "while not hit[0]:\n"
+        "    wfi()\n"
+        "t1 = time.ticks_us()\n"
+        "mem32[0xE000ED10] &= ~4\n"
+        "mem32[0x400080AC] = en1\n"
+        "p.irq(None)\n"
+        "print(time.ticks_diff(t1, t0))\n" % gpio
+    )
+    after = modelled.ledger()
+    new = [r for r in rows(after, state="deep_sleep") if r not in before["rows"]]
+    assert len(new) == 1
+    assert "sys_timer" not in new[0]["clocks_on"]
+    assert "sys_io" in new[0]["clocks_on"]
+    assert new[0]["clk_sys_hz"] == 125_000_000
+    assert 200 * MS < new[0]["ns"] < 500 * MS
+    assert int(out) < 1000  # the timer counted only the awake instructions around it
