@@ -3,9 +3,11 @@
 // routines, the USB CDC host and the line model of every wired GPIO.
 //
 // Facts this file relies on (shared/CHIP.md, beside the repository, has how they were found):
-// - rp2040js counts every instruction's cycles at 125 MHz (8 ns a cycle); a core sleeping
-//   in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm. CPU busy
-//   is therefore exactly the time the core is not waiting.
+// - rp2040js counts every instruction's cycles; the run loop turns them into time: 8 ns a
+//   cycle (125 MHz) in the 'fixed' clocks mode, 1/clk_sys in the 'model' mode (clocks.mjs,
+//   which also gates the PIO blocks and halts the core while clk_sys has no clock). A core
+//   sleeping in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm.
+//   CPU busy is therefore exactly the time the core is not waiting.
 // - The boot ROM's function table (u16 pointer at 0x14, then pairs of u16 code and u16
 //   address, ending with code 0) gives flash_range_erase ('R','E') and
 //   flash_range_program ('R','P'). rp2040js does not emulate flash writes: the run loop

@@ -24,7 +24,8 @@ export const ROSC_HZ = 6.5 * MHZ; // the ROSC's nominal rate at power-up (datash
 // PLL lock: the datasheet gives no figure (software polls CS.LOCK); the model's choice.
 export const PLL_LOCK_NS = 50_000;
 
-// Register offsets and bits (RP2040 datasheet 2.15.7, 2.16.7, 2.17.8, 2.18.4, 2.4.8).
+// Register offsets and bits: the RP2040 datasheet's register lists (2.15 clocks, 2.16 XOSC,
+// 2.17 ROSC, 2.18 PLL, 2.4 the M0+'s SCR), as pico-sdk's hardware/regs headers spell them.
 const XOSC_ENABLE = 0xfab;
 const XOSC_DISABLE = 0xd1e;
 const DORMANT_COMA = 0x636f6d61; // "coma"
@@ -47,7 +48,7 @@ const DORMANT_WAKE_INTE0 = 0x160;
 const DORMANT_WAKE_INTF0 = 0x170;
 const DORMANT_WAKE_INTS0 = 0x180;
 
-// SLEEP_EN0/WAKE_EN0 and SLEEP_EN1/WAKE_EN1 bit names, bit 0 first (datasheet 2.15.7).
+// SLEEP_EN0/WAKE_EN0 and SLEEP_EN1/WAKE_EN1 bit names, bit 0 first (datasheet 2.15).
 const EN0 = (
   'sys_clocks adc_adc sys_adc sys_busctrl sys_busfabric sys_dma sys_i2c0 sys_i2c1 sys_io ' +
   'sys_jtag sys_vreg_and_chip_reset sys_pads sys_pio0 sys_pio1 sys_pll_sys sys_pll_usb ' +
@@ -311,7 +312,7 @@ export class ClockTree {
   }
 
   /** A PLL's output: 0 until it is powered and locked and its post dividers are on
-   *  (datasheet 2.18.2: FOUTPOSTDIV = FREF / REFDIV x FBDIV / (POSTDIV1 x POSTDIV2)). */
+   *  (datasheet 2.18: FOUTPOSTDIV = FREF / REFDIV x FBDIV / (POSTDIV1 x POSTDIV2)). */
   pllHz(pll) {
     const p = pll.p;
     if (!this.pllLocked(pll)) return 0;
@@ -359,7 +360,7 @@ export class ClockTree {
         [RESETS_PLL_USB, this.plls[1]],
       ]) {
         if (value & bit) {
-          // In reset: the PLL's registers at their reset values (datasheet 2.18.4).
+          // In reset: the PLL's registers at their reset values (datasheet 2.18).
           pll.p.cs = 1;
           pll.p.pwr = 0x2d;
           pll.p.fbdivInt = 0;
@@ -391,7 +392,7 @@ export class ClockTree {
   }
 
   /** The µs timer counts ticks of the watchdog's tick generator (clk_ref / TICK.CYCLES,
-   *  datasheet 4.7.2 and 4.6.2), while its bus clock (clk_sys_timer) is on. Its count is
+   *  datasheet 4.6 and 4.7), while its bus clock (clk_sys_timer) is on. Its count is
    *  kept in timer-ns, piecewise linear in emulated time; rp2040js's alarms are moved when
    *  the rate changes. */
   _hookTimer() {
@@ -478,13 +479,13 @@ export class ClockTree {
   _pinChanged(g, level) {
     if (!this._dormant()) return;
     const bits = (this.dormantWake[g >> 3] >>> ((g & 7) * 4)) & 0xf;
-    // LEVEL_LOW 1, LEVEL_HIGH 2, EDGE_LOW 4, EDGE_HIGH 8 (datasheet 2.19.6.1 DORMANT_WAKE_INTE)
+    // LEVEL_LOW 1, LEVEL_HIGH 2, EDGE_LOW 4, EDGE_HIGH 8 (datasheet 2.19, DORMANT_WAKE_INTE)
     const hit = level ? bits & (2 | 8) : bits & (1 | 4);
     if (hit) this._wake();
   }
 
   /** A dormant-wake event: the oscillators restart; the XOSC runs again after its
-   *  start-up delay (datasheet 2.16.3), the ROSC at once. */
+   *  start-up delay (datasheet 2.16), the ROSC at once. */
   _wake() {
     if (this.xosc.dormant) {
       this.xosc.dormant = false;
@@ -536,7 +537,7 @@ export class ClockTree {
     };
   }
 
-  /** Deep sleep: the core in WFI/WFE with SCR.SLEEPDEEP (datasheet 2.11.2; rp2040js runs
+  /** Deep sleep: the core in WFI/WFE with SCR.SLEEPDEEP (datasheet 2.11; rp2040js runs
    *  core 0 only, core 1 counts as asleep). */
   deep() {
     return this.asleep && !!(this.scr & SCR_SLEEPDEEP);
