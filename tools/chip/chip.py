@@ -512,13 +512,34 @@ class Session:
         dormant, stopped: clk_sys without a clock), "clk_sys_hz", "clk_ref_hz" (None in
         the fixed mode), "oscillators" running, "starting" (the XOSC before STABLE, a PLL
         before LOCK), and in deep sleep "clocks_on" (the SLEEP_EN clocks' names) and
-        "sleep_en" ([EN0, EN1]). The rows' ns add up to "now_ns"."""
+        "sleep_en" ([EN0, EN1]). The rows' ns add up to "now_ns"; ledger_between() gives
+        the rows of a stretch between two answers. docs/chip.md#the-ledger has the fields."""
         return self._ask(op="ledger")["ledger"]
 
     def save_flash(self):
         path = Path(self._tmp.name) / "flash_now.bin"
         self._ask(op="save_flash", path=str(path))
         return path.read_bytes()
+
+
+def ledger_between(before, after):
+    """The power-state rows of the time between two `Session.ledger()` answers of one
+    power-up: each state's ns and entries in that stretch, the states it did not visit left
+    out. Their ns add up to the stretch's length."""
+    if after["now_ns"] < before["now_ns"]:
+        raise ValueError("the ledgers are in the wrong order")
+
+    def key(row):
+        return json.dumps({k: v for k, v in row.items() if k not in ("ns", "entries")})
+
+    seen = {key(r): r for r in before["rows"]}
+    out = []
+    for row in after["rows"]:
+        was = seen.get(key(row), {"ns": 0, "entries": 0})
+        ns = row["ns"] - was["ns"]
+        if ns or row["entries"] != was["entries"]:
+            out.append(dict(row, ns=ns, entries=row["entries"] - was["entries"]))
+    return out
 
 
 def read_file(flash_bytes, name):

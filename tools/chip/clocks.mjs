@@ -239,6 +239,7 @@ export class ClockTree {
             if (value === DORMANT_COMA && x.enabled) {
               x.dormant = true;
               x.stableAt = null;
+              tree._wakeIfPending();
             } else if (value === DORMANT_WAKE && x.dormant) {
               tree._wake();
             }
@@ -274,8 +275,10 @@ export class ClockTree {
         if (en === XOSC_ENABLE) r.enabled = true;
         else if (en === XOSC_DISABLE) r.enabled = false;
       } else if (offset === 0x0c) {
-        if (value === DORMANT_COMA && r.enabled) r.dormant = true;
-        else if (value === DORMANT_WAKE) r.dormant = false;
+        if (value === DORMANT_COMA && r.enabled) {
+          r.dormant = true;
+          this._wakeIfPending();
+        } else if (value === DORMANT_WAKE) r.dormant = false;
       } else {
         write(offset, value);
       }
@@ -482,6 +485,17 @@ export class ClockTree {
     // LEVEL_LOW 1, LEVEL_HIGH 2, EDGE_LOW 4, EDGE_HIGH 8 (datasheet 2.19, DORMANT_WAKE_INTE)
     const hit = level ? bits & (2 | 8) : bits & (1 | 4);
     if (hit) this._wake();
+  }
+
+  /** Going dormant with a wake already pending (a pin at an enabled level, or forced in
+   *  DORMANT_WAKE_INTF): the oscillator wakes at once. */
+  _wakeIfPending() {
+    for (let i = 0; i < 4; i++) {
+      if ((this.dormantWake[i] & this._levels(i)) | this.dormantForce[i]) {
+        this._wake();
+        return;
+      }
+    }
   }
 
   /** A dormant-wake event: the oscillators restart; the XOSC runs again after its
