@@ -329,3 +329,37 @@ def test_a_timer_gated_in_deep_sleep_stands_still(modelled):
     assert new[0]["clk_sys_hz"] == 125_000_000
     assert 200 * MS < new[0]["ns"] < 500 * MS
     assert int(out) < 1000  # the timer counted only the awake instructions around it
+
+
+MASKED_WFI = """
+@micropython.asm_thumb
+def wfi():
+    wfi()
+hit = bytearray(1)
+def edge(pin):
+    hit[0] = 1
+p = Pin(%d, Pin.IN)
+p.irq(edge, Pin.IRQ_FALLING, hard=True)
+st = machine.disable_irq()
+while not hit[0] and not mem32[0xE000E200] & (1 << 13):
+    wfi()
+inside = hit[0]
+machine.enable_irq(st)
+after = hit[0]
+p.irq(None)
+print(inside, after)
+"""
+
+
+@pytest.mark.parametrize(("mode", "inside"), [("model", 0), ("fixed", 1)])
+def test_wfi_with_interrupts_masked_wakes_without_taking_the_interrupt(pico, mode, inside):
+    """WFI with PRIMASK set (machine.disable_irq): a lever's GPIO interrupt (IO_IRQ_BANK0,
+    NVIC 13) ends the sleep; in the model its handler runs only when PRIMASK clears, as on
+    the chip (ARMv6-M), while rp2040js (the fixed mode) runs it at once."""
+    with pico.session(clocks=mode) as s:
+        s.run_to(chip.BOOT_MS)
+        s.repl("import machine, micropython\nfrom machine import mem32, Pin\n")
+        s.pin("left", True, at_ms=s.t + 300)
+        s.pin("left", False, at_ms=s.t + 400)
+        out = s.repl(MASKED_WFI % chip.PINS["left"])
+    assert list(map(int, out.split())) == [inside, 1]

@@ -161,6 +161,27 @@ export class ClockTree {
     this._hookWatchdog();
     this._hookTimer();
     this._hookDormantWake();
+    this._hookMaskedWake();
+  }
+
+  /** WFI/WFE with PRIMASK set: an interrupt that would be taken with PRIMASK clear ends
+   *  the sleep but is taken only once PRIMASK clears (ARMv6-M; rp2040js takes it at once).
+   *  An NMI is taken as ever. */
+  _hookMaskedWake() {
+    const core = this.mcu.core;
+    const check = core.checkForInterrupts.bind(core);
+    core.checkForInterrupts = () => {
+      if (!core.waiting || !core.PM || core.pendingNMI) return check();
+      if (
+        core.pendingInterrupts & core.enabledInterrupts ||
+        core.pendingSystick ||
+        core.pendingPendSV ||
+        core.pendingSVCall
+      ) {
+        core.waiting = false;
+      }
+      return false;
+    };
   }
 
   xoscHz() {
