@@ -15,8 +15,11 @@
 // - 'model': the clock tree from power-up: clk_sys and clk_ref start on the ROSC (6.5 MHz),
 //   the XOSC and the PLLs start when the firmware starts them and are usable after their
 //   start-up time, the core's cycle takes 1/clk_sys, the µs timer counts the watchdog's
-//   ticks of clk_ref, sleep gates the clocks SLEEP_EN leaves off, and a dormant
-//   oscillator that clocks clk_sys stops the chip until a GPIO dormant-wake event.
+//   ticks of clk_ref, sleep gates the clocks SLEEP_EN leaves off, a dormant oscillator
+//   that clocks clk_sys stops the chip until a GPIO dormant-wake event, and a WFI with
+//   PRIMASK set takes its interrupt only once PRIMASK clears.
+
+import { BasePeripheral } from 'rp2040js';
 
 const MHZ = 1_000_000;
 export const XOSC_HZ = 12 * MHZ; // the Pico's crystal
@@ -209,7 +212,8 @@ export class ClockTree {
   _xoscPeripheral() {
     const tree = this;
     const x = this.xosc;
-    return {
+    const xosc = new BasePeripheral(this.mcu, 'XOSC');
+    return Object.assign(xosc, {
       readUint32(offset) {
         switch (offset) {
           case 0x00:
@@ -231,11 +235,6 @@ export class ClockTree {
           }
         }
         return 0;
-      },
-      writeUint32Atomic(offset, value, type) {
-        const cur = this.readUint32(offset);
-        const v = type === 2 ? cur | value : type === 3 ? cur & ~value : type === 1 ? cur ^ value : value;
-        this.writeUint32(offset, v >>> 0);
       },
       writeUint32(offset, value) {
         switch (offset) {
@@ -275,7 +274,7 @@ export class ClockTree {
         }
         tree.update();
       },
-    };
+    });
   }
 
   _hookRosc() {
@@ -475,8 +474,9 @@ export class ClockTree {
       return read(offset);
     };
     io.writeUint32 = (offset, value) => {
-      if (inRange(offset, DORMANT_WAKE_INTE0)) this.dormantWake[(offset - 0x160) >> 2] = value;
-      else if (inRange(offset, DORMANT_WAKE_INTF0)) this.dormantForce[(offset - 0x170) >> 2] = value;
+      const i = (offset >> 2) & 3;
+      if (inRange(offset, DORMANT_WAKE_INTE0)) this.dormantWake[i] = value;
+      else if (inRange(offset, DORMANT_WAKE_INTF0)) this.dormantForce[i] = value;
       else write(offset, value);
     };
     const board = this.board;
