@@ -311,7 +311,7 @@ class Chip:
         app ignores USB (usbguard.py), is to stop its twin just before the game starts."""
         if session.boots != 1:
             raise ChipError("a twin repeats one power-up only")
-        twin = Session(self)
+        twin = Session(self, None, session.clocks)
         for gpio, pressed, at in session.inputs:
             if at < until_ms:
                 twin.pin(gpio, pressed, at)
@@ -352,6 +352,7 @@ class Session:
     manager, or call close()."""
 
     def __init__(self, chip, flash=None, clocks="fixed"):
+        self.clocks = clocks  # the emulator's clocks mode (Chip.session)
         self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
         tmp = Path(self._tmp.name)
         (tmp / "bootrom.bin").write_bytes(chip.bootrom)
