@@ -3,9 +3,11 @@
 // routines, the USB CDC host and the line model of every wired GPIO.
 //
 // Facts this file relies on (shared/CHIP.md, beside the repository, has how they were found):
-// - rp2040js counts every instruction's cycles at 125 MHz (8 ns a cycle); a core sleeping
-//   in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm. CPU busy
-//   is therefore exactly the time the core is not waiting.
+// - rp2040js counts every instruction's cycles; the run loop turns them into time: 8 ns a
+//   cycle (125 MHz) in the 'fixed' clocks mode, 1/clk_sys in the 'model' mode (clocks.mjs,
+//   which also gates the PIO blocks and halts the core while clk_sys has no clock). A core
+//   sleeping in WFE/WFI has `core.waiting` set and time can jump to the next clock alarm.
+//   CPU busy is therefore exactly the time the core is not waiting.
 // - The boot ROM's function table (u16 pointer at 0x14, then pairs of u16 code and u16
 //   address, ending with code 0) gives flash_range_erase ('R','E') and
 //   flash_range_program ('R','P'). rp2040js does not emulate flash writes: the run loop
@@ -37,20 +39,21 @@
 //   core's time advances cycle by cycle so the machines run through it.
 
 import { RP2040, USBCDC, GPIOPinState, BasePeripheral, LogLevel } from 'rp2040js';
+import { ClockTree } from './clocks.mjs';
 
 // System cycles a run of counting loops stops short of the next alarm (then stepped one
 // instruction at a time), and the least run worth skipping.
 const FF_MARGIN = 1024;
 
-export const CYCLE_NS = 8; // 125 MHz
+export const CYCLE_NS = 8; // 125 MHz: every cycle in the 'fixed' clocks mode (clocks.mjs)
 export const FLASH_BYTES = 2 * 1024 * 1024;
 const SECTOR_BYTES = 4096;
 const PAGE_BYTES = 256;
 // W25Q16JV typical times (datasheet: tSE 45 ms per 4 KiB sector, tPP 0.7 ms per page)
 export const SECTOR_ERASE_NS = 45_000_000;
 export const PAGE_PROGRAM_NS = 700_000;
-// The longest a core instruction (or an exception entry) advances the clock: 16 cycles
-const MAX_INSTRUCTION_NS = 16 * CYCLE_NS;
+// The longest a core instruction (or an exception entry) takes: 16 cycles
+const MAX_INSTRUCTION_CYCLES = 16;
 const WATCHDOG_BASE = 0x40058;
 const ROSC_BASE = 0x40060;
 
@@ -138,9 +141,10 @@ export function romFunction(words, code) {
 export class Board {
   /**
    * bootrom: Uint32Array(4096); flash: Uint8Array of the whole flash at power-up;
-   * seed: this power-up's ROSC noise; reason/scratch: watchdog state kept over a reset.
+   * seed: this power-up's ROSC noise; reason/scratch: watchdog state kept over a reset;
+   * clocks: 'fixed' (every cycle 8 ns) or 'model' (the clock tree: clocks.mjs).
    */
-  constructor({ bootrom, flash, seed = 1, watchdogReason = 0, scratch = null }) {
+  constructor({ bootrom, flash, seed = 1, watchdogReason = 0, scratch = null, clocks = 'fixed' }) {
     const mcu = new RP2040();
     this.mcu = mcu;
     this.clock = mcu.clock;
@@ -202,6 +206,27 @@ export class Board {
       }
     }
     this.usbHost();
+    this.cycleNs = CYCLE_NS; // one clk_sys cycle (clocks.mjs sets it in the 'model' mode)
+    this.cycleWhole = true; // cycleNs is a whole number of ns
+    this.fracNs = 0; // the part of a ns the core's cycles ran past the clock (_wholeNs)
+    this.halted = false; // clk_sys has no clock (a dormant oscillator): no instruction runs
+    this.pioGated = [false, false]; // PIO0/PIO1 with their clock gated off
+    this.clockTree = new ClockTree(this, clocks);
+  }
+
+  /** clk_sys changed: a core cycle now takes `ns`. The clock keeps whole ns: at a rate
+   *  whose cycle is not a whole ns (48 MHz: 20.83 ns) each instruction advances it by the
+   *  whole ns its cycles reach, the fraction carried to the next (_wholeNs). */
+  setCycleNs(ns) {
+    this.cycleNs = ns;
+    this.cycleWhole = Number.isInteger(ns);
+  }
+
+  _wholeNs(cycles) {
+    const exact = this.fracNs + cycles * this.cycleNs;
+    const whole = Math.floor(exact);
+    this.fracNs = exact - whole;
+    return whole;
   }
 
   get nanos() {
@@ -246,11 +271,11 @@ export class Board {
 
   /** Call fn at the exact emulated instant t_ns (a clock alarm: it fires even in WFE).
    *  A run ends after the instruction that reaches its end, so the clock can stand a few
-   *  ns past it: an instant inside that last instruction (up to MAX_INSTRUCTION_NS back)
+   *  ns past it: an instant inside that last instruction (up to MAX_INSTRUCTION_CYCLES back)
    *  is served at once, as the chip would take its interrupt after that instruction. */
   at(tNs, fn) {
     let delta = tNs - this.clock.nanos;
-    if (delta < 0 && delta >= -MAX_INSTRUCTION_NS) delta = 0;
+    if (delta < 0 && delta >= -MAX_INSTRUCTION_CYCLES * this.cycleNs) delta = 0;
     if (delta < 0) throw new Error(`event at ${tNs} ns is in the past (${this.clock.nanos})`);
     const alarm = this.clock.createAlarm(() => fn());
     alarm.schedule(delta);
@@ -286,13 +311,17 @@ export class Board {
     const core = mcu.core;
     const eraseAt = this.eraseAt;
     const programAt = this.programAt;
+    const gated = this.pioGated;
+    const [pio0, pio1] = mcu.pio;
     while (clock.nanos < tNs && this.resetReason === null) {
-      if (core.waiting) {
+      if (core.waiting || this.halted) {
         if (this.pioDebt) this._pioFlush();
         if (this.awakeSince !== null) {
           this.segments.push([this.awakeSince, clock.nanos]);
           this.awakeSince = null;
+          this.clockTree.setAsleep(true);
         }
+        const CYCLE_NS = this.cycleNs;
         let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, tNs) : tNs;
         // A running state machine is stepped up to its next instruction (its pin edges
         // keep their exact times); when none can move (all stalled on a wait or a FIFO),
@@ -307,13 +336,14 @@ export class Board {
             this._pioCountingOnly(),
           ) - FF_MARGIN;
           if (ahead > FF_MARGIN) {
-            clock.tick(ahead * CYCLE_NS); // no alarm falls before `next`
-            this._stepPio(ahead);
+            const ns = Math.round(ahead * CYCLE_NS); // whole ns: see setCycleNs
+            clock.tick(ns); // no alarm falls before `next`
+            this._stepPio(ns / CYCLE_NS);
             continue;
           }
           const due = this._pioDueCycles();
           if (due >= 0) {
-            next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+            next = Math.min(next, clock.nanos + Math.ceil(Math.max(1, due) * CYCLE_NS));
             const cycles = (next - clock.nanos) / CYCLE_NS;
             clock.tick(next - clock.nanos); // then the instruction due at `next`, at `next`
             this._stepPio(cycles);
@@ -323,7 +353,10 @@ export class Board {
         clock.tick(next - clock.nanos);
         continue;
       }
-      if (this.awakeSince === null) this.awakeSince = clock.nanos;
+      if (this.awakeSince === null) {
+        this.awakeSince = clock.nanos;
+        this.clockTree.setAsleep(false);
+      }
       const pc = core.PC;
       if (pc === eraseAt || pc === programAt) {
         this._flashOp(pc === eraseAt);
@@ -331,7 +364,8 @@ export class Board {
       }
       const cycles = core.executeInstruction();
       this.busyCycles += cycles;
-      if (!mcu.pio[0].stopped || !mcu.pio[1].stopped) {
+      const CYCLE_NS = this.cycleNs;
+      if ((!pio0.stopped && !gated[0]) || (!pio1.stopped && !gated[1])) {
         // The machines are stepped when an instruction of one falls due, not after every
         // core instruction: the same steps at the same instants (a machine's state is
         // brought up to date before the core touches a PIO register and before an input
@@ -340,11 +374,11 @@ export class Board {
         if (this.pioDebt && alarm && alarm.nanos <= clock.nanos + cycles * CYCLE_NS) {
           this._pioFlush();
         }
-        clock.tick(cycles * CYCLE_NS);
+        clock.tick(this.cycleWhole ? cycles * CYCLE_NS : this._wholeNs(cycles));
         this.pioDebt += cycles;
         if (this.pioDebt >= this.pioSoonest) this._pioFlush();
       } else {
-        clock.tick(cycles * CYCLE_NS);
+        clock.tick(this.cycleWhole ? cycles * CYCLE_NS : this._wholeNs(cycles));
       }
     }
     if (this.resetReason !== null && this.awakeSince !== null) {
@@ -366,7 +400,9 @@ export class Board {
   }
 
   _pioRunning() {
-    return !this.mcu.pio[0].stopped || !this.mcu.pio[1].stopped;
+    const [pio0, pio1] = this.mcu.pio;
+    const gated = this.pioGated;
+    return (!pio0.stopped && !gated[0]) || (!pio1.stopped && !gated[1]);
   }
 
   /** System cycles until the next instruction of an enabled state machine that is not
@@ -374,7 +410,7 @@ export class Board {
   _pioDueCycles() {
     let due = -1;
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled || m.stalled) continue;
         const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
@@ -391,7 +427,7 @@ export class Board {
   _pioCountingOnly() {
     let most = Infinity;
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled || m.stalled) continue;
         const div = (m.clockDivInt || 65536) + m.clockDivFrac / 256;
@@ -454,7 +490,7 @@ export class Board {
   /** Run every enabled state machine for `cycles` system clock cycles. */
   _stepPio(cycles) {
     for (const pio of this.mcu.pio) {
-      if (pio.stopped) continue;
+      if (pio.stopped || this.pioGated[pio.index]) continue;
       for (const m of pio.machines) {
         if (!m.enabled) continue;
         if (m.cycles < m.lastCycles) m.pioClock = m.cycles; // restarted
@@ -529,7 +565,7 @@ export class Board {
       this.flashOps.push([clock.nanos, 'program', offset, count]);
     }
     core.PC = core.LR & ~1; // return to the caller
-    this.busyCycles += stall / CYCLE_NS;
+    this.busyCycles += stall / this.cycleNs;
     if (this.onFlashOp) this.onFlashOp(erase ? 'erase' : 'program', clock.nanos, stall);
     this._stalledFor(stall); // the core is stalled on the flash (interrupts are off)
   }
@@ -539,11 +575,12 @@ export class Board {
   _stalledFor(ns) {
     if (this.pioDebt) this._pioFlush();
     const clock = this.clock;
+    const CYCLE_NS = this.cycleNs;
     const end = clock.nanos + ns;
     while (clock.nanos < end) {
       let next = clock.nextAlarm ? Math.min(clock.nextAlarm.nanos, end) : end;
       const due = this._pioRunning() ? this._pioDueCycles() : -1;
-      if (due >= 0) next = Math.min(next, clock.nanos + Math.max(1, due) * CYCLE_NS);
+      if (due >= 0) next = Math.min(next, clock.nanos + Math.ceil(Math.max(1, due) * CYCLE_NS));
       const cycles = (next - clock.nanos) / CYCLE_NS;
       clock.tick(next - clock.nanos);
       if (due >= 0 || this._pioRunning()) this._stepPio(cycles);

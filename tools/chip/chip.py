@@ -331,10 +331,12 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def session(self, flash=None, display="led"):
+    def session(self, flash=None, display="led", clocks="fixed"):
         """A powered-up board running this firmware (or the given flash image), with the
-        LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins."""
-        return Session(self, flash, display)
+        LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins.
+        `clocks`: "fixed" (every core cycle 8 ns, what the chip tests are written for) or
+        "model" (the RP2040's clock tree from power-up, tools/chip/clocks.mjs; docs/chip.md)."""
+        return Session(self, flash, display, clocks)
 
     def twin(self, session, until_ms):
         """A new session that repeats `session`'s inputs up to (not including) `until_ms`
@@ -343,7 +345,7 @@ class Chip:
         app ignores USB (usbguard.py), is to stop its twin just before the game starts."""
         if session.boots != 1:
             raise ChipError("a twin repeats one power-up only")
-        twin = Session(self)
+        twin = Session(self, None, session.display, session.clocks)
         for gpio, pressed, at in session.inputs:
             if at < until_ms:
                 twin.pin(gpio, pressed, at)
@@ -383,7 +385,9 @@ class Session:
     board's time in ms (0 at power-up; a power cycle starts again at 0). Use as a context
     manager, or call close()."""
 
-    def __init__(self, chip, flash=None, display="led"):
+    def __init__(self, chip, flash=None, display="led", clocks="fixed"):
+        self.display = display  # the displays on the pins (Chip.session)
+        self.clocks = clocks  # the emulator's clocks mode (Chip.session)
         self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
         tmp = Path(self._tmp.name)
         (tmp / "bootrom.bin").write_bytes(chip.bootrom)
@@ -409,6 +413,7 @@ class Session:
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
             wiring=wiring(display),
+            clocks=clocks,
         )
 
     def __enter__(self):
@@ -536,10 +541,41 @@ class Session:
     def trace(self):
         return Trace(self._ask(op="trace")["trace"])
 
+    def ledger(self):
+        """The power-state ledger of this power-up so far: {"mode", "now_ns", "timer_us",
+        "rows"}, a row per distinct state with its total emulated "ns" and "entries" (times
+        entered): "state" (awake, sleep: WFI/WFE, deep_sleep: WFI/WFE with SCR.SLEEPDEEP,
+        dormant, stopped: clk_sys without a clock), "clk_sys_hz", "clk_ref_hz" (None in
+        the fixed mode), "oscillators" running, "starting" (the XOSC before STABLE, a PLL
+        before LOCK), and in deep sleep "clocks_on" (the SLEEP_EN clocks' names) and
+        "sleep_en" ([EN0, EN1]). The rows' ns add up to "now_ns"; ledger_between() gives
+        the rows of a stretch between two answers. docs/chip.md#the-ledger has the fields."""
+        return self._ask(op="ledger")["ledger"]
+
     def save_flash(self):
         path = Path(self._tmp.name) / "flash_now.bin"
         self._ask(op="save_flash", path=str(path))
         return path.read_bytes()
+
+
+def ledger_between(before, after):
+    """The power-state rows of the time between two `Session.ledger()` answers of one
+    power-up: each state's ns and entries in that stretch, the states it did not visit left
+    out. Their ns add up to the stretch's length."""
+    if after["now_ns"] < before["now_ns"]:
+        raise ValueError("the ledgers are in the wrong order")
+
+    def key(row):
+        return json.dumps({k: v for k, v in row.items() if k not in ("ns", "entries")})
+
+    seen = {key(r): r for r in before["rows"]}
+    out = []
+    for row in after["rows"]:
+        was = seen.get(key(row), {"ns": 0, "entries": 0})
+        ns = row["ns"] - was["ns"]
+        if ns or row["entries"] != was["entries"]:
+            out.append(dict(row, ns=ns, entries=row["entries"] - was["entries"]))
+    return out
 
 
 def read_file(flash_bytes, name):

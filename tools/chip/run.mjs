@@ -6,7 +6,8 @@
 // path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...] (TM1637s),
 // "lcd": [cs_left, wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
 // "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
-// "probes": [gpio...] (free pins whose every level change is recorded) } }.
+// "probes": [gpio...] (free pins whose every level change is recorded) }, "clocks": "fixed"
+// (the default: every core cycle 8 ns) or "model" (the RP2040's clock tree: clocks.mjs) }.
 // Then, each answered by one line ({"ok": true, ...} or {"ok": false, "error": text}):
 //   { "op": "run", "until_ms": t }        run the board to its own time t (ms since power-up)
 //   { "op": "pin", "at_ms": t, "gpio": g, "pressed": bool }
@@ -27,6 +28,8 @@
 //   { "op": "arm_flash_press", "kind": "erase"|"program", "after_ns": d, "hold_ns": h,
 //     "gpio": g }                        a switch closes d ns into the next such flash op
 //   { "op": "trace" }                    what the pins saw on this power-up so far
+//   { "op": "ledger" }                   the power-state ledger of this power-up so far
+//                                        (ClockTree.snapshot in clocks.mjs)
 //   { "op": "save_flash", "path": p }    write the whole flash to p
 //   { "op": "quit" }
 // Times are the board's own (a new board starts at 0); results are in ns of that clock.
@@ -44,13 +47,19 @@ const MS = 1_000_000;
 class Session {
   constructor(init) {
     this.wiring = init.wiring;
+    this.clocks = init.clocks || 'fixed';
     this.bootrom = bootromWords(fs.readFileSync(init.bootrom));
     this.seed = 0x5eed;
     this.powerOn(new Uint8Array(fs.readFileSync(init.flash)));
   }
 
   powerOn(flash) {
-    const board = new Board({ bootrom: this.bootrom, flash, seed: this.seed++ });
+    const board = new Board({
+      bootrom: this.bootrom,
+      flash,
+      seed: this.seed++,
+      clocks: this.clocks,
+    });
     const w = this.wiring;
     const rec = {
       leds: [],
@@ -133,7 +142,7 @@ class Session {
       const on = !!(ch.csr & 1) && duty > 0 && buzzerPin.functionSelect === 4;
       const intPart = (ch.div >> 4) & 0xff;
       const prescaler = (intPart || 256) + (ch.div & 0xf) / 16;
-      const freq = on ? Math.round(125e6 / prescaler / (ch.top + 1)) : 0;
+      const freq = on ? Math.round(board.clockTree.sysHz / prescaler / (ch.top + 1)) : 0;
       const key = `${on}/${freq}`;
       if (key !== last) {
         last = key;
@@ -291,6 +300,8 @@ class Session {
     switch (req.op) {
       case 'trace':
         return { trace: this.trace() };
+      case 'ledger':
+        return { ledger: board.clockTree.snapshot() };
       case 'save_flash':
         fs.writeFileSync(req.path, board.flashImage());
         return {};
