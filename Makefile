@@ -5,6 +5,9 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# DISPLAY=lcd / DISPLAY=led: the build (make sim, make flash, make chip-bench). Only these two
+# words count: an X11 $(DISPLAY) such as ":0" in the environment is not a build.
+DISPLAY_ARG := $(if $(filter lcd led,$(DISPLAY)),--display $(DISPLAY))
 PYDEPS := $(VENV)/.deps-installed
 JSDEPS := node_modules/.deps-installed
 PORT   ?=
@@ -78,10 +81,11 @@ chromium:
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) || \
 	  echo "chromium not installed: the live page's browser test will be skipped"; }
 
-## make sim [SIMARGS=--usb]: the real firmware on a simulated board, in this terminal; --usb
-## offers its USB port as socket://127.0.0.1:8131 for make live (docs/live.md, the rehearsal)
+## make sim [DISPLAY=lcd] [SIMARGS=--usb]: the real firmware on a simulated board, in this
+## terminal (DISPLAY=lcd: the LCD build's glasses); --usb offers its USB port as
+## socket://127.0.0.1:8131 for make live (docs/live.md, the rehearsal)
 sim: $(PYDEPS)
-	$(PY) tools/sim/sim.py $(SIMARGS)
+	$(PY) tools/sim/sim.py $(DISPLAY_ARG) $(SIMARGS)
 
 ## make bench: counts and allocation under MicroPython 1.27 (WebAssembly); its RP2040
 ## figures are estimates: the chip's own come from make chip-bench
@@ -107,10 +111,11 @@ lint: $(PYDEPS)
 format: $(PYDEPS)
 	$(PY) -m ruff format firmware host_tests tools
 
-## make flash [PORT=/dev/ttyACM0]: compile with mpy-cross and copy to the Pico (settings and
-## saved games stay); a Pico in BOOTSEL mode gets the release .uf2 instead (replaces them)
+## make flash [PORT=/dev/ttyACM0] [DISPLAY=lcd|led]: compile with mpy-cross and copy to the
+## Pico (settings and saved games stay; DISPLAY sets the build's displays, kept otherwise);
+## a Pico in BOOTSEL mode gets the release .uf2 instead (replaces them)
 flash: $(PYDEPS)
-	$(PY) tools/device/flash.py flash $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
+	$(PY) tools/device/flash.py flash $(DISPLAY_ARG) $(if $(PORT),--port $(PORT)) $(if $(DRIVE),--drive "$(DRIVE)") \
 	  $(if $(YES),--yes) $(if $(MICROPYTHON_UF2),--micropython "$(MICROPYTHON_UF2)")
 
 ## make uf2 [MICROPYTHON_UF2=path] [MICROPYTHON_UF2_URL=url] [LOCKED=1]:

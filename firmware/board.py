@@ -15,7 +15,9 @@ the port since the chip's reset (UsbMark: a watchdog scratch register); what goe
 is the app's (the live feed, which the app builds and attaches to `usb`). The displays'
 wires are driven by PIO0's state machines 0 (left) and 1 (right), running tm1637_pio.program
 (tm1637.py says why); machine 2 runs alarm_pio.program, the µs alarm that ends the loop's
-sleep (doorbell.py).
+sleep (doorbell.py). The LCD build (DISPLAY_FILE says "lcd") has two HT1621 glasses on the
+same four pins instead, both driven by PIO0's machine 0 (ht1621.py); above this module only
+the displays' `digits` and `points` tell the builds apart (hardware/README.md has both maps).
 
     left display  TM1637 CLK GP2, DIO GP3      right display  TM1637 CLK GP4, DIO GP5
     left lever    GP6 (to GND, pull-up)        right lever    GP7
@@ -32,19 +34,20 @@ import lever_pio
 import machine
 import micropython
 import rp2
-import tm1637_pio
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
 from levers import Levers
 from micropython import const
-from tm1637 import TM1637
 from usbguard import UsbGuard
 
 _LEFT_CLK = const(2)
 _LEFT_DIO = const(3)
 _RIGHT_CLK = const(4)
 _RIGHT_DIO = const(5)
+_LCD_CS_LEFT = const(2)  # the LCD build: CS left, WR, DATA, CS right (consecutive pins)
+_LCD_WR = const(3)
+_LCD_DATA = const(4)
 _LEFT_LEVER = const(6)
 _RIGHT_LEVER = const(7)
 _LEFT_LED = const(8)
@@ -90,10 +93,49 @@ def _usb_mark():
     return UsbMark() if "RP2040" in getattr(impl, "_machine", "") else None
 
 
+DISPLAY_FILE = "display.cfg"  # "lcd": the LCD build (`make flash DISPLAY=lcd` writes it)
+
+
+def display_kind():
+    """The displays fitted: "lcd" when DISPLAY_FILE says so, else "led" (the file missing or
+    unreadable: the LED build, whose modules a wrong guess cannot harm; the LCD build's
+    glasses stay blank until the file is written again)."""
+    try:
+        with open(DISPLAY_FILE) as f:
+            word = f.read(8)
+    except OSError:
+        return "led"
+    return "lcd" if word.strip() == "lcd" else "led"
+
+
+def _lcd_pair():
+    """The LCD build's two HT1621 glasses on one PIO0 state machine (machine 0;
+    ht1621_pio.py): CS left, WR and DATA shared, CS right on consecutive pins. The driver is
+    imported here, so a build imports only its own."""
+    import ht1621
+    import ht1621_pio
+
+    Pin = machine.Pin
+    sm = rp2.StateMachine(
+        0,
+        ht1621_pio.program,
+        freq=ht1621_pio.PIO_HZ,
+        set_base=Pin(_LCD_CS_LEFT),
+        sideset_base=Pin(_LCD_WR),
+        out_base=Pin(_LCD_DATA),
+    )
+    sm.active(1)
+    return ht1621.pair(sm)
+
+
 def _display(sm_id, clk, dio):
     """A TM1637 on its CLK/DIO pins, driven by PIO0's state machine `sm_id`
     (tm1637_pio.py): the internal pull-ups on, beside the module's own, and the pins handed
-    to the PIO, which only ever pulls them low."""
+    to the PIO, which only ever pulls them low. (Imported here: a build imports only its
+    own driver.)"""
+    import tm1637_pio
+    from tm1637 import TM1637
+
     Pin = machine.Pin
     clk_pin = Pin(clk, Pin.IN, Pin.PULL_UP)
     dio_pin = Pin(dio, Pin.IN, Pin.PULL_UP)
@@ -136,10 +178,13 @@ class Board:
         alarm = rp2.StateMachine(_ALARM_SM, alarm_pio.program, freq=alarm_pio.PIO_HZ)
         alarm.active(1)
         self.bell = Doorbell(alarm)
-        self.displays = (
-            _display(0, _LEFT_CLK, _LEFT_DIO),
-            _display(1, _RIGHT_CLK, _RIGHT_DIO),
-        )
+        if display_kind() == "lcd":
+            self.displays = _lcd_pair()
+        else:
+            self.displays = (
+                _display(0, _LEFT_CLK, _LEFT_DIO),
+                _display(1, _RIGHT_CLK, _RIGHT_DIO),
+            )
         self.leds = (Pin(_LEFT_LED, Pin.OUT, value=0), Pin(_RIGHT_LED, Pin.OUT, value=0))
         self.levers = levers(bell=self.bell.rung, leds=self.leds)
         buttons = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in (_PLAY, _SET, _MINUS, _PLUS))

@@ -112,7 +112,7 @@ class App:
         self.wdt = None
         self.mono = MonoClock(time.ticks_us())
         s, status = settings_mod.load(root, presets.COUNT, fs)
-        self.ui = ui_mod.Ui(s)
+        self.ui = ui_mod.Ui(s, None, board.displays[0].digits)  # the glass's width
         self.ui.game.set_min_move(BOTH_LEVERS_MS)
         self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
@@ -500,7 +500,9 @@ class View:
     def __init__(self, board, ui):
         self.board = board
         self.ui = ui
-        self.segs = (bytearray(4), bytearray(4))  # the segment bytes last encoded, per side
+        n = ui.digits  # the displays' (4: the LED build's modules, 6: the LCD build's glass)
+        self.segs = (bytearray(n), bytearray(n))  # the segment bytes last encoded, per side
+        self.encode = segments.encode_ascii if n == 4 else segments.encode_ascii6
         self.leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
         self.sound = None  # an engine event's sound, started by the render that shows it
         self.rung = board.bell.rung  # the doorbell's counts; [0]: the levers' (doorbell.py)
@@ -522,12 +524,14 @@ class View:
             return now  # a press waits: its render's frames, not these
         segs = self.segs
         text = ui.text
-        colon = ui.colon
+        points = ui.points
         displays = b.displays
-        segments.encode_ascii(segs[0], text[0], colon[0])
-        segments.encode_ascii(segs[1], text[1], colon[1])
-        displays[0].show(segs[0])  # both handed over back to back: both wires at once
-        displays[1].show(segs[1])
+        encode = self.encode
+        encode(segs[0], text[0], points[0])
+        encode(segs[1], text[1], points[1])
+        icons = ui.icons
+        displays[0].show(segs[0], icons[0])  # both handed over back to back: both wires at once
+        displays[1].show(segs[1], icons[1])
         nxt = now  # a press waits: the press's wakeup, at once; the next change and the
         # alerts (kept by the UI until seen) are its
         if self.rung[0] == self.seen or not b.levers.pending():
@@ -563,8 +567,8 @@ class View:
         b.set_leds(0)
         self.leds = 0
         for side, text in ((0, b"USb "), (1, b"StoP")):
-            segments.encode_into(self.segs[side], text, 0)
-            b.displays[side].show(self.segs[side])
+            segments.encode_points(self.segs[side], text, 0, self.ui.at)
+            b.displays[side].show(self.segs[side], 0)
 
 
 class HeapLock:

@@ -186,14 +186,15 @@ def test_the_fixed_mode_ignores_the_clock_tree(pico):
 def test_a_pll_locks_after_its_lock_time(modelled):
     """PLL_SYS held in reset comes back with its reset values (PWR 0x2d); powered with
     REFDIV 1 and FBDIV 125 it sets CS.LOCK 50 µs later (the model's lock time), not
-    before: the first poll sees it clear, the µs timer sees 50 µs (+1 for where the
-    reads fall in their µs), and the ledger holds exactly 50 µs waiting for it."""
+    before: the first poll sees it clear, the µs timer sees 50 µs (up to 3 more for
+    where the reads fall in their µs and their own cycles at 12 MHz), and the ledger holds
+    exactly 50 µs waiting for it."""
     before = modelled.ledger()
     reset_pwr, polls, us, freq = map(int, modelled.repl(PLL).split())
     after = modelled.ledger()
     assert reset_pwr == 0x2D
     assert polls > 1
-    assert us in (50, 51)
+    assert 50 <= us <= 53  # never before the lock; each timer read costs µs at 12 MHz
     assert abs(polls * 8 / 12 - 50) < 2  # 8 cycles a poll at 12 MHz
     assert freq == 125_000_000
     stretch = chip.ledger_between(before, after)

@@ -983,3 +983,28 @@ def test_export_and_backup_name_a_missing_port_in_one_line(tmp_path):
             )
             + "there. Plug the clock in, or leave PORT out and `make %s` finds it\n" % name
         )
+
+
+def test_flash_display_lcd_writes_the_file_the_board_reads(project, tmp_path, monkeypatch):
+    """`make flash DISPLAY=lcd`: the plan writes board.DISPLAY_FILE before the reset, and the
+    script, run where the board runs it, leaves the word board.display_kind() reads."""
+    runner = FakeRunner(board())
+    args = ["flash", "--port", PORT, "--root", str(project), "--display", "lcd"]
+    assert flash.main(args, runner, ENV) == 0
+    plan = expected_flash_plan()
+    script = flash.display_script("lcd")
+    assert runner.calls[1:] == plan[:-1] + [MP + ["connect", PORT, "exec", script], plan[-1]]
+    monkeypatch.chdir(tmp_path)
+    exec(script, {})  # what the board's MicroPython runs (open/write/close only)
+    assert (tmp_path / flash.DISPLAY_FILE).read_text() == "lcd\n"
+    source = (ROOT / "firmware" / "board.py").read_text()
+    assert 'DISPLAY_FILE = "%s"' % flash.DISPLAY_FILE in source
+    # the simulated board writes the same file and word (test_display_lcd boots on it)
+    sys.path.insert(0, str(ROOT / "tools"))
+    from simboard import firmware as simboard_firmware
+
+    assert simboard_firmware.DISPLAY_FILE == flash.DISPLAY_FILE
+
+
+def test_flash_without_display_keeps_the_boards():
+    assert all("display" not in " ".join(c) for c in expected_flash_plan())

@@ -62,6 +62,37 @@ def test_script_lever_starts_the_right_clock_counting_down(tmp_path):
     assert r1 == "1h28"  # 125 s off 1 h 30 min: 1 h 27 min 55 s left, shown as h:mm
 
 
+def test_script_display_lcd_runs_the_lcd_build(tmp_path):
+    """`make sim DISPLAY=lcd`: the same script on the LCD build's glasses, h:mm:ss with the
+    glass's points (a "." after its digit)."""
+    r = run_script(
+        tmp_path,
+        "wait 500\nshow\nz   # Black presses: White's clock (right) runs\nwait 125000\nshow\n",
+        "--display",
+        "lcd",
+    )
+    assert r.returncode == 0, r.stderr
+    (t0, l0, r0, leds0, _), (t1, l1, r1, leds1, _) = states(r.stdout)
+    assert (l0, r0, leds0) == ("1h30.00", "1h30.00", (0, 0))
+    assert leds1 == (0, 1)
+    assert l1 == "1h30.00"
+    assert r1 in ("1h27.55", "1h2755")  # 125 s off 1:30:00; the running side's dot beats
+
+
+def test_every_lcd_segment_pattern_draws_its_digits_and_points():
+    sim = _load_sim()
+    for seg in range(256):
+        segs = bytes((seg,) * 6)
+        rows = sim.big_display(segs, "#")
+        assert len(rows) == sim.DIGIT_H
+        cell = sim.DIGIT_W + 1  # a digit and its point column
+        for i in range(6):
+            digit = [row[i * cell : i * cell + sim.DIGIT_W] for row in rows]
+            assert digit == sim.big_digit(seg, "#")
+            point = [row[i * cell + sim.DIGIT_W] for row in rows]
+            assert point == [" "] * (sim.DIGIT_H - 1) + ["#" if seg & 0x80 else " "]
+
+
 def test_script_changes_and_print_every(tmp_path):
     r = run_script(tmp_path, "wait 300\n100000 m\n", "--changes")
     assert r.returncode == 0, r.stderr

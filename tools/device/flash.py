@@ -82,6 +82,7 @@ TARGET_VERSION = (1, 27)  # the MicroPython release the firmware is written for
 DEVICE_TEST_BUILD = BUILD + "/device-test"
 DEVICE_TEST_DIR = "/tests"  # where device-test puts the core suite on the board
 DEVICE_TEST_MARK = "device-test: "  # prefix of the lines the on-board runner prints
+DISPLAY_FILE = "display.cfg"  # board.DISPLAY_FILE: the build's displays, "lcd" or "led"
 
 # The firmware starts the RP2040 watchdog (5 s). MicroPython cannot stop it, and neither
 # mpremote's Ctrl-C nor a soft reset does, so a board interrupted for flashing would reset
@@ -275,8 +276,15 @@ def stale_source_script(module_names):
     )
 
 
-def plan_flash(root, port, mpremote, python=sys.executable):
-    """The exact commands of `flash`, in order; paths are relative to `root`."""
+def display_script(display):
+    """The board-side script that makes the build's displays `display` ("lcd" or "led"):
+    board.DISPLAY_FILE holds the word (the board reads it at power-up; without it, "led")."""
+    return "f = open(%r, 'w')\nf.write(%r)\nf.close()\n" % (DISPLAY_FILE, display + "\n")
+
+
+def plan_flash(root, port, mpremote, python=sys.executable, display=""):
+    """The exact commands of `flash`, in order; paths are relative to `root`. `display`
+    ("lcd", "led" or "" to keep the board's) is written before the reset."""
     root = Path(root)
     compiled, kept = firmware_split(root / "firmware")
     if "main.py" not in kept:
@@ -291,6 +299,8 @@ def plan_flash(root, port, mpremote, python=sys.executable):
     steps.append(board + ["fs", "cp"] + uploads + [":"])
     if compiled:
         steps.append(board + ["exec", stale_source_script(compiled)])
+    if display:
+        steps.append(board + ["exec", display_script(display)])
     steps.append(board + ["reset"])
     return steps
 
@@ -327,9 +337,11 @@ class ViaBootsel(NamedTuple):
     monotonic: object = time.monotonic
 
 
-def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=None):
-    """Compile, copy, clean up and reset; or, with no MicroPython board but an RPI-RP2 drive
-    (and via_bootsel given), install the release .uf2 on it. Returns the exit status."""
+def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=None, display=""):
+    """Compile, copy, clean up, set the displays (`display`: "lcd", "led", "" keeps the
+    board's) and reset; or, with no MicroPython board but an RPI-RP2 drive (and via_bootsel
+    given), install the release .uf2 on it, which starts as the LED build. Returns the exit
+    status."""
     root = Path(root)
     compiled, _kept = firmware_split(root / "firmware")
     if not (root / "firmware" / "main.py").is_file():
@@ -341,7 +353,16 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
         if not any(d.usb_id == PICO_USB_ID for d in devices):
             drives = via_bootsel.drives()
             if len(drives) == 1:
-                return install_release(root, drives[0], runner, mpremote, out, python, via_bootsel)
+                status = install_release(
+                    root, drives[0], runner, mpremote, out, python, via_bootsel
+                )
+                if display == "lcd" and status == 0:
+                    print(
+                        "the release starts as the LED build: once it is up, run "
+                        "make flash DISPLAY=lcd for the LCD build's displays",
+                        file=out,
+                    )
+                return status
             if drives:
                 raise FlashError(
                     "several RPI-RP2 drives found (%s); choose one with DRIVE=..."
@@ -351,7 +372,9 @@ def flash(root, port, runner, mpremote, out, python=sys.executable, via_bootsel=
     print("flashing firmware version %s onto %s" % (version, port), file=out)
     if compiled:
         (root / BUILD).mkdir(exist_ok=True)
-    _run_steps(runner, plan_flash(root, port, mpremote, python), out)
+    _run_steps(runner, plan_flash(root, port, mpremote, python, display), out)
+    if display:
+        print("displays: the %s build (%s on the board)" % (display, DISPLAY_FILE), file=out)
     print("copied to %s: %s" % (port, ", ".join(shipped_names(root))), file=out)
     print("firmware version: %s (the board on %s restarted into it)" % (version, port), file=out)
     return 0
@@ -611,6 +634,12 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, via_bootsel=N
     parser.add_argument("--drive", default="", help="the RPI-RP2 drive of a BOOTSEL Pico")
     parser.add_argument("--yes", action="store_true", help="copy onto RPI-RP2 without asking")
     parser.add_argument("--micropython", default="", help="MicroPython .uf2 for RPI-RP2")
+    parser.add_argument(
+        "--display",
+        choices=("led", "lcd"),
+        default="",
+        help="flash: the build's displays (default: keep the board's; a new board is led)",
+    )
     args = parser.parse_args(argv)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -625,7 +654,15 @@ def main(argv=None, runner=None, environ=None, out=None, err=None, via_bootsel=N
         )
     try:
         if args.command == "flash":
-            return flash(args.root, args.port, runner, mpremote, out, via_bootsel=via_bootsel)
+            return flash(
+                args.root,
+                args.port,
+                runner,
+                mpremote,
+                out,
+                via_bootsel=via_bootsel,
+                display=args.display,
+            )
         if args.command == "repl":
             return repl(args.port, runner, mpremote, out)
         return device_test(args.root, args.port, runner, mpremote, out)

@@ -2,18 +2,20 @@
 terminal.
 
 Owns the terminal front end of tools/simboard/firmware.py's SimulatedClock: it runs the
-firmware in real time (virtual time follows the wall clock times --speed), draws both TM1637
-displays as big seven-segment digits from the segment bytes the chip models hold (so the
-screen shows exactly what the chips would light, colon included), the side LEDs and the
-buzzer, and turns keys into lever and button presses.
+firmware in real time (virtual time follows the wall clock times --speed), draws both
+displays (the LED build's TM1637 modules, or with --display lcd the LCD build's HT1621
+glasses) as big seven-segment digits from the segment bytes the chip models hold (so the
+screen shows exactly what the chips would light, colon, points and battery bars included),
+the side LEDs and the buzzer, and turns keys into lever and button presses.
 
 Usage:
     make sim [SIMARGS="--speed 10 --bell"]
+    make sim DISPLAY=lcd          the LCD build (--display lcd): two 6-digit glasses
     make sim SIMARGS=--usb        the clock's USB port on socket://127.0.0.1:8131 (--usb N:
                                   port N), for `make live PORT=socket://127.0.0.1:8131`
                                   (docs/live.md, "The rehearsal"; tools/sim/usb_side.py)
     .venv/bin/python tools/sim/sim.py [--speed N] [--flash DIR] [--battery-mv MV] [--bell]
-                                      [--ascii] [--usb [PORT]]
+                                      [--ascii] [--usb [PORT]] [--display led|lcd]
     .venv/bin/python tools/sim/sim.py --script FILE [--changes] [--print-every MS]
     .venv/bin/python tools/sim/sim.py --help      the options and the keys
 
@@ -74,7 +76,7 @@ import machine  # noqa: E402  (the fake one, from tools/simboard/mp)
 from usb_side import DEFAULT_PORT as USB_PORT  # noqa: E402
 from usb_side import attach as attach_usb  # noqa: E402
 
-from simboard import tm1637_decode, vtime  # noqa: E402
+from simboard import ht1621_decode, tm1637_decode, vtime  # noqa: E402
 from simboard.firmware import SimulatedClock  # noqa: E402
 
 DEFAULT_FLASH = ROOT / "build" / "sim-flash"
@@ -136,11 +138,12 @@ class Sim:
     """The board plus a power switch, with time counted in ms since the simulator started
     (`t_ms`, it keeps running while the power is off)."""
 
-    def __init__(self, flash_dir, battery_mv=4_400):
+    def __init__(self, flash_dir, battery_mv=4_400, display="led"):
         self.flash_dir = Path(flash_dir)
         self.flash_dir.mkdir(parents=True, exist_ok=True)
         self.battery_mv = battery_mv  # VSYS; the board reads it as VSYS / 3 on ADC3
-        self.clock = SimulatedClock(self.flash_dir)
+        self.display = display  # "led": the TM1637 modules, "lcd": the HT1621 glasses
+        self.clock = SimulatedClock(self.flash_dir, display=display)
         self._set_battery()
         self.t_ms = 0
         self.powered = True
@@ -206,7 +209,8 @@ class Sim:
     def state(self):
         """(left segments, right segments, (led L, led R), (sounding, Hz), powered)."""
         if not self.powered:
-            return bytes(4), bytes(4), (0, 0), (False, 0), False
+            n = 6 if self.display == "lcd" else 4
+            return bytes(n), bytes(n), (0, 0), (False, 0), False
         c = self.clock
         return c.segments(0), c.segments(1), c.leds(), c.buzzer(), True
 
@@ -223,8 +227,13 @@ class Sim:
 
 
 def _label(segs):
-    text, colon = tm1637_decode.text(segs)
-    return text[:2] + ":" + text[2:] if colon else text
+    """The display's text as one line: the LED build's colon as ":", the LCD glass's points
+    as "." after their digit."""
+    if len(segs) == 4:
+        text, colon = tm1637_decode.text(segs)
+        return text[:2] + ":" + text[2:] if colon else text
+    text, points, _icons = ht1621_decode.text(segs)
+    return "".join(c + ("." if points >> i & 1 else "") for i, c in enumerate(text))
 
 
 # ------------------------------------------------------------------ big digits (pure)
@@ -268,7 +277,17 @@ def big_digit(seg, on="#"):
 
 def big_display(segs, on="#"):
     """DIGIT_H strings drawing a 4-digit display: digit, space, digit, colon column,
-    digit, space, digit. The colon is lit by bit 7 of byte 1."""
+    digit, space, digit. The colon is lit by bit 7 of byte 1. Six bytes draw the LCD glass:
+    six digits, a point column after each, lit at its foot by that digit's bit 7."""
+    if len(segs) == 6:
+        cells = [big_digit(s, on) for s in segs]
+        return [
+            "".join(
+                c[r] + (on if r == DIGIT_H - 1 and segs[i] & 0x80 else " ")
+                for i, c in enumerate(cells)
+            )
+            for r in range(DIGIT_H)
+        ]
     cells = [big_digit(s, on) for s in segs[:4]]
     colon = [" ", on if segs[1] & 0x80 else " ", " ", on if segs[1] & 0x80 else " ", " "]
     out = []
@@ -526,6 +545,9 @@ def _draw(scr, sim, speed, lit, red, green, left, right, leds, sounding, hz, pow
         led = led_on if leds[side] else led_off
         title = "%s LEFT" % led if side == 0 else "RIGHT %s" % led
         put(3, x, title, (green | curses.A_BOLD) if leds[side] else 0)
+        icons = sim.clock.icons(side) if powered and sim.display == "lcd" else 0
+        if icons:  # the glass's battery symbol: its bars (segments.ICON_BAT1..3)
+            put(3, x + 14, "battery [%s]" % ("|" * bin(icons).count("1")).ljust(3))
         for r, row in enumerate(big_display(segs, lit)):
             put(5 + r, x, row, red | curses.A_BOLD)
         put(11, x, "[%s]" % _label(segs))
@@ -565,6 +587,12 @@ def main(argv=None):
     ap.add_argument("--bell", action="store_true", help="terminal bell when the buzzer starts")
     ap.add_argument("--ascii", action="store_true", help="draw with ASCII only")
     ap.add_argument("--battery-mv", type=int, default=4_400, help="VSYS (3 x AA), mV")
+    ap.add_argument(
+        "--display",
+        choices=("led", "lcd"),
+        default="led",
+        help="the build: led (two 4-digit TM1637 modules) or lcd (two 6-digit HT1621 glasses)",
+    )
     ap.add_argument("--script", help="replay this script in virtual time, no terminal UI")
     ap.add_argument("--print-every", type=int, default=0, metavar="MS", help="(script mode)")
     ap.add_argument("--changes", action="store_true", help="(script mode) print each change")
@@ -583,7 +611,7 @@ def main(argv=None):
     quit_on_signals()
     try:
         vtime.install()  # SimulatedClock installs its own clock at each power-on as well
-        sim = Sim(args.flash, args.battery_mv)
+        sim = Sim(args.flash, args.battery_mv, args.display)
         if args.usb is not None:
             attach_usb(sim, args.usb)
         if args.script:

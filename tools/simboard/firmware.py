@@ -48,6 +48,7 @@ BUTTON = {"play": 10, "set": 11, "minus": 12, "plus": 13}
 DISPLAY_PINS = ((2, 3), (4, 5))  # the LED build's TM1637s: (CLK, DIO) left, right
 LCD_PINS = (2, 3, 4, 5)  # the LCD build's HT1621s: CS left, WR, DATA, CS right
 DISPLAYS = ("led", "lcd")
+DISPLAY_FILE = "display.cfg"  # board.DISPLAY_FILE: the build's displays, "lcd" or missing
 LED_PINS = (8, 9)
 
 
@@ -96,6 +97,9 @@ class SimulatedClock:
             raise ValueError("display %r: one of %s" % (display, DISPLAYS))
         self.display_kind = display  # which modules the board has on its display pins
         self.flash_dir = str(flash_dir)
+        if display == "lcd":  # what `make flash DISPLAY=lcd` leaves on the board (board.py)
+            with open(os.path.join(self.flash_dir, DISPLAY_FILE), "w") as f:
+                f.write("lcd\n")
         self.start_us = start_us
         self.costs = costs  # a harness.costs.CostModel: the firmware's work takes time
         self.vt = None
