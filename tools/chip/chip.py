@@ -38,7 +38,7 @@ import release
 import runner
 
 from simboard import ht1621_decode, tm1637_decode
-from simboard.firmware import BUTTON, DISPLAY_PINS, LCD_PINS, LED_PINS, LEVER
+from simboard.firmware import BUTTON, DISPLAY_FILE, DISPLAY_PINS, LCD_PINS, LED_PINS, LEVER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -306,8 +306,11 @@ class Trace:
 class Chip:
     """A prepared emulated clock: the MicroPython .uf2, the boot ROM, the firmware image."""
 
-    def __init__(self, uf2, bootrom, root=ROOT, files=None, node="node"):
+    def __init__(self, uf2, bootrom, root=ROOT, files=None, node="node", display="led"):
+        """`display`: the build, "led" (the TM1637 modules) or "lcd" (the HT1621 glasses:
+        board.DISPLAY_FILE on the flash, the glasses on the pins of every session)."""
         self.uf2 = Path(uf2)
+        self.display = display
         if not self.uf2.exists():
             raise ChipError("%s=%s: no such file" % (UF2_ENV, uf2))
         if bootrom is None:
@@ -317,6 +320,8 @@ class Chip:
             )
         self.bootrom = bootrom_bytes(bootrom)
         self.files = firmware_files(root) if files is None else files
+        if display == "lcd":
+            self.files = list(self.files) + [(DISPLAY_FILE, b"lcd\n")]
         try:
             self.flash = flash_image(self.uf2.read_bytes(), self.files, str(self.uf2))
         except micropython_uf2.ReleaseError as exc:
@@ -331,12 +336,13 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def session(self, flash=None, display="led", clocks="fixed"):
+    def session(self, flash=None, display=None, clocks="fixed"):
         """A powered-up board running this firmware (or the given flash image), with the
-        LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins.
+        LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins
+        (None: the chip's build).
         `clocks`: "fixed" (every core cycle 8 ns, what the chip tests are written for) or
         "model" (the RP2040's clock tree from power-up, tools/chip/clocks.mjs; docs/chip.md)."""
-        return Session(self, flash, display, clocks)
+        return Session(self, flash, self.display if display is None else display, clocks)
 
     def twin(self, session, until_ms):
         """A new session that repeats `session`'s inputs up to (not including) `until_ms`

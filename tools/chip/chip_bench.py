@@ -168,7 +168,9 @@ HEAP_ALONE = "import gc\ngc.collect()\nprint([gc.mem_alloc(), gc.mem_free()])"
 def run_heap(c, out):
     with c.session() as s:
         s.run_to(BOOT_MS + 500)
-        first = min(side[0][0] for side in s.trace().frames if side)
+        tr = s.trace()
+        frames = tr.lcd_frames if c.display == "lcd" else tr.frames  # the build's displays
+        first = min(side[0][0] for side in frames if side)
         alloc, free = s.repl_json(HEAP_ALONE)
     out["power_up_ms"] = first / MS
     out["heap"] = 100.0 * alloc / (alloc + free)
