@@ -89,3 +89,15 @@ def test_make_energy_prints_the_table():
         check=True,
     ).stdout
     assert "| brightness |" in out and "(default)" in out
+
+
+def test_the_lcd_build_outlasts_the_led_build_and_keeps_ten_hours_after_the_warning(model):
+    """Its glasses and flashing LED draw a fraction of the LED modules and the lit LED; the
+    core (awake in WFE) is the same floor, so the hours rise but stay under the floor's."""
+    lcd = model["lcd"]
+    led = model["levels"][energy.DEFAULT_BRIGHTNESS]
+    floor_mw = energy.PICO_MEASURED_AT_V * energy.PICO_SLEEP_MA
+    assert floor_mw < lcd["mw"] < led["mw"]
+    for name in ("alkaline", "NiMH"):
+        assert lcd[name]["hours"] > led[name]["hours"]
+        assert lcd[name]["after_warning_derated"] >= energy.REMAINING_H

@@ -87,6 +87,21 @@ LED_MA = (V3V3 - 1.85) / 330 * 1000
 BUZZER_MA = 10e-9 * V3V3 * 4000 * 1000
 BUZZER_DUTY = 10 / 3600
 
+# ---------------------------------------------------------------------------- LCD build
+# An HT1621 glass (the PDC-6X1 module, backlight unconnected), LCD on, its on-chip 256 kHz RC
+# oscillator, no load on its tone output. Assumption on the high side: 0.3 mA per glass (the
+# HT1621 datasheet's operating current as recalled: about 150 µA typical at 3 V, 300 µA at
+# 5 V; the figure was not found through the project's sources). The glass itself (a few nF
+# of segments switched at the frame rate) adds microamps.
+HT1621_MA = 0.3
+# The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
+# of a turn, instead of being lit the whole game.
+LCD_LED_DUTY = 60 / 2000
+# The core's busy fraction on the LCD build: its glasses change every second in every
+# layout (h:mm.ss), so the LED build's mm:ss figure is taken for the hours too (an estimate
+# from the LED build's chip bench; the LCD build's own is not measured by the bench).
+LCD_BUSY = {"h:mm": BUSY["mm:ss"], "mm:ss": BUSY["mm:ss"], "tenths": BUSY["tenths"]}
+
 # ---------------------------------------------------------------------------- the cells
 # The 1N5817 Schottky diode between the cells and VSYS: 0.2-0.3 V at these currents
 # (onsemi 1N5817 datasheet, forward characteristic; hardware/README.md). 0.25 V taken.
@@ -232,6 +247,32 @@ def load_mw(level, profile):
     return pico + V3V3 * rail_ma / EFFICIENCY
 
 
+def lcd_load_mw(profile):
+    """The LCD build's power at VSYS (mW) during the game `profile`: today's core (awake in
+    WFE between wakeups, as the LED build), two glasses, the LED's flashes, the buzzer."""
+    busy = sum(LCD_BUSY[k] * share for k, share in profile["layout"].items())
+    pico = PICO_MEASURED_AT_V * (PICO_SLEEP_MA + (PICO_BUSY_MA - PICO_SLEEP_MA) * busy)
+    rail_ma = 2 * HT1621_MA + LED_MA * LCD_LED_DUTY + BUZZER_MA * BUZZER_DUTY
+    return pico + V3V3 * rail_ma / EFFICIENCY
+
+
+def lcd_model(profile):
+    """The LCD build's hours of play per cell kind, and the hours left after the warning the
+    firmware gives at the default brightness setting (battery.py's thresholds are the LED
+    build's, placed for its larger load: on the lighter LCD build they come earlier)."""
+    p = lcd_load_mw(profile)
+    out = {"mw": p, "total_ma": cell_ma(p, 1.2)}
+    for name, curve, mah in KINDS:
+        thr = warning(curve, mah, load_mw(DEFAULT_BRIGHTNESS, profile))[2]
+        f = _fraction_at(curve, thr / 1000 / (1 + ADC_MARGIN))
+        out[name] = {
+            "hours": hours_left(curve, mah, p, 0.0),
+            "after_warning": hours_left(curve, mah, p, f),
+            "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
+        }
+    return out
+
+
 def cell_ma(p_mw, v_cell):
     """The cells' current (mA) for `p_mw` at VSYS when each cell is at v_cell."""
     vsys = CELLS * v_cell - DIODE_V
@@ -308,7 +349,7 @@ def model(profile=None):
         levels.append(row)
     p_default = load_mw(DEFAULT_BRIGHTNESS, profile)
     tables = {name: level_table(curve, mah, p_default) for name, curve, mah in KINDS}
-    return {"profile": profile, "levels": levels, "tables": tables}
+    return {"profile": profile, "levels": levels, "tables": tables, "lcd": lcd_model(profile)}
 
 
 def _fraction_at(curve, vsys):
@@ -367,6 +408,22 @@ def markdown(m):
         " (cold cells, spread), raised %d %% for the reading's error. Then: the hours of play"
         " after the warning, nominal (and with the capacity at %d %%)."
         % (REMAINING_H, round(DERATE * 100), round(ADC_MARGIN * 100), round(DERATE * 100)),
+    ]
+    lcd = m["lcd"]
+    lines += [
+        "",
+        "LCD build (two HT1621 glasses, the LED flashing %.0f %% of a turn, the core as today):"
+        " %.0f mW, %.0f mA from cells at 1.2 V; alkaline %.0f h (%.0f h after the warning),"
+        " NiMH %.0f h (%.0f h after it)."
+        % (
+            100 * LCD_LED_DUTY,
+            lcd["mw"],
+            lcd["total_ma"],
+            lcd["alkaline"]["hours"],
+            lcd["alkaline"]["after_warning"],
+            lcd["NiMH"]["hours"],
+            lcd["NiMH"]["after_warning"],
+        ),
     ]
     return "\n".join(lines)
 
