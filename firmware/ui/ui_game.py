@@ -33,6 +33,12 @@ SET, MINUS, PLUS do what they do on the ready screen), and it shows over an info
 arbiter had open: a message that timed out would leave a ready screen that looks right on a
 board that is not.
 
+The side LEDs: while a clock runs, the running side's; paused, the side on move's blinks;
+after a flag (freeze), the first flag's. At width 6 (the LCD build, on cells) the running
+side's flashes instead of staying lit while no flag is down (_pulse: 60 ms every 2 s of
+its turn, 3 % of the current); a flag, a pause, the ready screen and the result are as at
+width 4. `next_change` has the LED's edges too.
+
 Rendering is a pure function of the engine state, this screen's state and `now`, and
 allocates nothing (the steady state: it runs at every change of the running clock). It asks
 the engine for each side's time once: `next_change` and `alerts` (called right after
@@ -74,6 +80,10 @@ _TEXTS = (
 )
 _PROMPT_MS = const(1_000)  # each text of the refused-press prompt shows this long
 _ICON_BAT1 = const(1)  # segments.ICON_BAT1: the battery symbol with one bar
+# Width 6 (the LCD build, on cells): the running side's LED flashes, lit _LED_PULSE_MS from
+# the start of its turn and again every _LED_PERIOD_MS of the turn (see _pulse)
+_LED_PULSE_MS = const(60)
+_LED_PERIOD_MS = const(2_000)
 
 
 class GameScreen(Screen):
@@ -90,6 +100,7 @@ class GameScreen(Screen):
         self._next = ui.time_next_change
         self._beat_point = ui.beat_point
         self._last = ui.digits - 1
+        self._flash = ui.digits == 6  # the running side's LED flashes (see _pulse)
         self.info = InfoPages(ui)
         self._alert_second = -1  # the last of the last 5 s beeped for
         self._alert_low = False  # the low-time beep sounded (re-armed above the threshold)
@@ -217,6 +228,8 @@ class GameScreen(Screen):
                 else:
                     self._r0 = rs
                 self._beat(now, s, rs)
+                if self._flash:
+                    self._pulse(now, s)
                 return
         ui = self.ui
         ui.leds = 0
@@ -253,6 +266,8 @@ class GameScreen(Screen):
             self._r1 = r1
             s = g.running
             self._beat(now, s, r1 if s else r0)
+            if self._flash and not flags:
+                self._pulse(now, s)
             self.kept = not (flags or c.ot_count or c.mode == MODE_HOURGLASS)
         elif state == E.PAUSED:
             ui.leds = (1 << g.running) if (now // _BLINK_MS) & 1 else 0
@@ -289,6 +304,22 @@ class GameScreen(Screen):
                 on = rs % 1000 < 500
             if not on:
                 points[s] = 0
+
+    def _turn_t(self, now):
+        """ms of the running side's turn at `now`: since `Game.turn_start` (the press that
+        started its clock; after a resume the turn goes on where the pause left it), 0
+        before it."""
+        t = now - self.game.turn_start
+        return t if t > 0 else 0
+
+    def _pulse(self, now, s):
+        """Width 6, the clock running with no flag down: the running side `s`'s LED flashes,
+        lit for _LED_PULSE_MS from the start of its turn and then from every _LED_PERIOD_MS of
+        the turn, off otherwise (3 % of the time: the cells' season; seen from across the
+        hall all the same). Tied to the turn, not to `now`'s phase: the press that starts the
+        clock lights the LED (levers.py, app.py), and this keeps it lit for the pulse."""
+        if self._turn_t(now) % _LED_PERIOD_MS >= _LED_PULSE_MS:
+            self.ui.leds = 0
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""
@@ -433,6 +464,14 @@ class GameScreen(Screen):
                 n = 500 - rs % 500
             else:
                 n = ((d or rs) - 1) % 500 + 1
+            if nxt < 0 or now + n < nxt:
+                nxt = now + n
+        if self._flash and not (g.flagged[0] or g.flagged[1]):
+            # The LED's next edge (see _pulse): the pulse's end, or the next pulse's start
+            p = self._turn_t(now) % _LED_PERIOD_MS
+            n = _LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p
+            if now < g.turn_start:
+                n += g.turn_start - now  # the turn starts after `now` (see _turn_t)
             if nxt < 0 or now + n < nxt:
                 nxt = now + n
         return nxt
