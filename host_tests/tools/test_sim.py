@@ -74,7 +74,7 @@ def test_script_display_lcd_runs_the_lcd_build(tmp_path):
     assert r.returncode == 0, r.stderr
     (t0, l0, r0, leds0, _), (t1, l1, r1, leds1, _) = states(r.stdout)
     assert (l0, r0, leds0) == ("1h30.00", "1h30.00", (0, 0))
-    assert leds1 == (0, 1)
+    assert leds1[0] == 0  # the right LED flashes on this build (ui_game.py): off between
     assert l1 == "1h30.00"
     assert r1 in ("1h27.55", "1h2755")  # 125 s off 1:30:00; the running side's dot beats
 
