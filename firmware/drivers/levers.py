@@ -17,7 +17,8 @@ the loop's wakeup, waits for the interrupts to come back on (the FIFO holds 4 pr
 lever meanwhile: 4 x 20 ms at least).
 
 The LEDs: the loop keeps `mover[0]` = the lever whose press is a move now (the running
-side, on the game screen; else -1). A press of that lever lights the other side's LED and
+side, on the game screen; EITHER: both levers, the first press of a game; else -1). A
+press of that lever lights the other side's LED and
 puts its own out in the handler, microseconds after the edge, whatever the loop is doing
 (a render wakeup lasts 2 ms on the chip): the fast path of the game screen's LED rule,
 which stays the one that decides (ui_game.py, drawn by app.View). The handler then clears
@@ -49,6 +50,7 @@ from micropython import const
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_us() wraps at 2**30 µs, as X's low 30 bits do
 
 _RIGHT = const(1)
+EITHER = const(2)  # `mover[0]`: a press of either lever is a move (a game's first)
 # Indexes into the state array shared with the IRQ (`_st`). The owner alone writes a cell.
 _HEAD = const(0)  # + side: next ring slot the IRQ writes (IRQ-owned)
 _TAIL = const(2)  # + side: next ring slot the main loop reads (main-owned)
@@ -127,7 +129,8 @@ class Levers:
             st[_HEAD + side] = nxt
         mover = self.mover
         leds = self._leds
-        if mover[0] == side and leds is not None:
+        m = mover[0]
+        if (m == side or m == EITHER) and leds is not None:
             mover[0] = -1  # once: the loop says again after this press
             leds[side].value(0)
             leds[1 - side].value(1)

@@ -38,11 +38,12 @@ The LEDs are the players' quickest sign of a press. One rule decides them, the U
 game screen's, ui_game.py), drawn by `View.render`, which writes them first, before the
 frames, and only when the mask differs from what they show. A move's LEDs come sooner: the
 lever's IRQ lights them for the lever that `mover` names (levers.py), armed at the end of
-each wakeup with the running side, the rule's outcome of that move; the levers step only
-records what the IRQ lit (`View.leds`), so the press's render writes them only when the
-engine decided otherwise (a flag that fell first). A press the IRQ does not light (the
-first of a game, one the engine ignores) gets its LEDs from that render, the first thing
-after the drain.
+each wakeup with the lever whose press the rule answers so (the running side's; at the
+ready screen the one that may start the game); the levers step only records what the IRQ
+lit (`View.leds`), so the press's render writes them only when the engine decided
+otherwise (a flag that fell first). A press the IRQ does not light (one the engine ignores,
+the first after a refused one) gets its LEDs from that render, the first thing after the
+drain.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count: a fault that repeats does not wear the flash) and the loop goes on (the next
@@ -96,6 +97,7 @@ _LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
 # Built once: a tuple of module attributes in a test is built at each test, an allocation
 # a running clock's locked wakeup refuses
 _REBASE_STATES = (E.READY, E.FINISHED)
+_EITHER_LEVER = const(2)  # levers.EITHER: `mover` for a press of either lever
 
 
 class App:
@@ -292,9 +294,17 @@ class App:
         # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
         # the displays, the LEDs and the flag wait for.
         self.heap.unlock()
-        # The lever whose press is a move now: its IRQ lights the LEDs (levers.py).
-        running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
-        levers.mover[0] = g.running if running else -1
+        # The lever whose press is a move now, its IRQ lights the LEDs (levers.py): on the
+        # game screen the running side's; at the ready screen the one that may start the game
+        # (Black's under draw odds, White's press is refused; either lever otherwise), until
+        # a press was refused (the prompt: the render decides).
+        mover = -1
+        if self.ui.screen == ui_mod.S_GAME:
+            if g.state == E.RUNNING:
+                mover = g.running
+            elif g.state == E.READY and not g.refusals():
+                mover = 1 - g.white_side if g.white_side >= 0 else _EITHER_LEVER
+        levers.mover[0] = mover
         # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
         jr = self.journal
         if jr.press:

@@ -1319,3 +1319,10 @@ class TestFakeSelect:
         bell = self.make_bell()
         with pytest.raises(mp_select.Deadlock):
             bell.wait(-1)
+
+
+def test_the_app_s_copy_of_the_either_lever_code_is_the_driver_s():
+    import app
+    import levers
+
+    assert app._EITHER_LEVER == levers.EITHER

@@ -14,7 +14,7 @@ from test_firmware_e2e import BATTERY_ADC, countdown, game, power_cycle, tap
 
 from harness.loop_check import LoopRecorder
 from simboard import tm1637_decode, vtime
-from simboard.firmware import BUTTON, LED_PINS, LEVER, SimulatedClock
+from simboard.firmware import BUTTON, LEVER, SimulatedClock
 
 FIDE = 0
 BULLET_1_0 = 8
@@ -122,36 +122,34 @@ def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
 
 
 def test_after_a_failed_led_write_the_next_wakeup_writes_them(tmp_path):
-    """The first press of a game gets its LEDs from the render (no IRQ lights them: no lever
-    is armed while the game is ready). A wakeup whose LED write fails is logged, and the
-    next one (10 ms later) writes them; later presses are served as usual."""
+    """A paused clock's blinking LEDs come from the render (no lever's IRQ lights them). A
+    wakeup whose LED write fails is logged, and the next one (10 ms later) writes them."""
     clock = boot(tmp_path)
+    lever(clock, "left")  # right (White) runs
+    clock.run_ms(2_000)
     board = clock.app.board
     set_leds = board.set_leds
     fail = [True]
+    written = []
 
     def flaky_set_leds(mask):
         if fail[0]:
             fail[0] = False
             raise RuntimeError("injected")
+        written.append((clock.mono_ms(), mask))
         set_leds(mask)
 
     board.set_leds = flaky_set_leds
-    machine.press(LEVER["left"])  # Black starts White's (right) clock
-    edge_ms = clock.mono_ms()
-    clock.run_ms(20)
+    tap(clock, "play")  # paused: the running side's LED blinks
+    clock.run_ms(1_500)
     assert not fail[0] and clock.app.errors == 1
     assert "injected" in (tmp_path / "errors.log").read_text()
     g = game(clock)
-    assert g.state == E.RUNNING and g.running == 1
-    assert clock.leds() == (0, 1)
-    right = machine.Pin(LED_PINS[1])
-    lit = [t for _, t, level in right.trace if level == 1]
-    assert lit and clock.mono_ms(lit[-1]) - edge_ms <= 10 + 5
-    machine.release(LEVER["left"])
-    clock.run_ms(3_000)
-    lever(clock, "right")  # the loop serves presses as before
-    assert g.running == 0 and g.moves[1] == 1 and clock.leds() == (1, 0)
+    assert g.state == E.PAUSED
+    masks = [m for _, m in written]
+    assert masks[:3] in ([2, 0, 2], [0, 2, 0])  # the blink, from the wakeup after the error
+    no_blink = [b - a for (a, _), (b, _) in zip(written, written[1:], strict=False)]
+    assert all(400 <= d <= 600 for d in no_blink[1:]), written
 
 
 def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path):
@@ -184,9 +182,9 @@ def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path
 # ------------------------------------------------------------ levers
 def test_a_press_s_leds_are_written_by_one_decider(tmp_path):
     """The game screen's rule decides the LEDs; the lever's IRQ lights a move's at once and
-    the loop only records that, so no press's LEDs are written twice: a move's by the IRQ
-    alone, the first press of a game's by its render alone, an ignored press's by nobody,
-    and a move the engine refuses (a flag that fell first) is put right by its render."""
+    the loop only records that, so no press's LEDs are written twice: a move's (the first
+    press of a game's too) by the IRQ alone, an ignored press's by nobody, and a move the
+    engine refuses (a flag that fell first) is put right by its render."""
     clock = boot(tmp_path, {"preset": BULLET_1_0})
     board = clock.app.board
     set_leds = board.set_leds
@@ -197,9 +195,8 @@ def test_a_press_s_leds_are_written_by_one_decider(tmp_path):
         set_leds(mask)
 
     board.set_leds = counted_set_leds
-    lever(clock, "left")  # the first press: White's (right) clock starts, no lever armed
-    assert clock.leds() == (0, 1) and written == [2]
-    del written[:]
+    lever(clock, "left")  # the first press, a move of either lever: the IRQ lights them
+    assert clock.leds() == (0, 1) and written == [] and board.levers.lit[0] == 1
     lever(clock, "right")  # a move: the IRQ lights the left LED
     assert clock.leds() == (1, 0) and written == []
     lever(clock, "right")  # not the running side: the engine ignores it
