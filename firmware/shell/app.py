@@ -289,7 +289,8 @@ class App:
         # A press queued since the levers step (the render gave way to it): it goes first,
         # in a wakeup that starts over at once, which also does the steps below. (Nested: the
         # levers' debounce keeps presses 20 ms apart per lever, so it goes no deeper.)
-        if levers.waiting():
+        rings = levers.rings  # levers.waiting(), inline: no call on every wakeup
+        if rings[0] != rings[2] or rings[1] != rings[3]:
             return self.wake()
         # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
         # the displays, the LEDs and the flag wait for.
@@ -507,7 +508,8 @@ class View:
     unarmed (the loop arms it again at the end of the wakeup). A press queued since the
     App's last look at the levers leaves the frames, the next change and the alerts (kept by
     the UI until seen) to that press's wakeup, which comes at once and renders again: asked
-    before the frames, after them and after the next change (`levers.waiting`).
+    before the frames, after them and after the next change (`levers.waiting`, read inline
+    from its `rings`).
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
@@ -521,7 +523,7 @@ class View:
         self.leds = -1  # the LED mask they show (-1 = unknown: write at the next render)
         self.sound = None  # an engine event's sound, started by the render that shows it
         levers = board.levers
-        self.waiting = levers.waiting  # bound once: True while a press is queued
+        self.rings = levers.rings  # a press waits: levers.waiting(), read inline
         self.mover = levers.mover  # the lever whose IRQ lights the LEDs (levers.py)
         self.lit = levers.lit  # [0] presses the IRQ lit, [1] the mask it lit
         self.lit_seen = 0  # lit[0] when `leds` was last set (App, render)
@@ -540,8 +542,8 @@ class View:
             self.lit_seen = self.lit[0]  # every lighting before it is overwritten
             b.set_leds(leds)
             self.leds = leds
-        waiting = self.waiting
-        if waiting():
+        st = self.rings  # a press waits while a head differs from its tail (levers.py)
+        if st[0] != st[2] or st[1] != st[3]:
             return now  # a press waits: its render's frames, not these
         segs = self.segs
         text = ui.text
@@ -555,9 +557,9 @@ class View:
         displays[1].show(segs[1], icons[1])
         nxt = now  # a press waits: the press's wakeup, at once; the next change and the
         # alerts (kept by the UI until seen) are its
-        if not waiting():
+        if st[0] == st[2] and st[1] == st[3]:
             nxt = ui.next_change(now)
-            if not waiting():
+            if st[0] == st[2] and st[1] == st[3]:
                 alert = ui.alerts(now)
                 if alert:
                     pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
