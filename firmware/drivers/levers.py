@@ -34,9 +34,9 @@ on an exact tie (same µs) side 0 comes first. Deciding which press counts is th
 Overflow: when a lever's ring is full a new press is dropped (never overwrites) and counted
 in `dropped()`; what was queued stays intact.
 
-Main-loop contract: the loop asks `waiting()` whether a press is queued (the one question:
-four array reads, cheap enough for every wakeup and every look of a render) and, when one
-is, `drain(callback)` hands it every stamp in order; `pop()` takes one (its stamp in
+Main-loop contract: a press is queued while a lever's head differs from its tail in `rings`
+(the one question: `waiting()` asks it, the render's hot looks read `rings` inline) and,
+when one is, `drain(callback)` hands it every stamp in order; `pop()` takes one (its stamp in
 `stamp_us`); `clear()` forgets the queue (a menu's touch must not start a game later);
 `pressed(side)` is the raw level. Nothing needs re-arming from the loop: only an edge
 changes anything. `debounce_us` is read once, when the machines start.
@@ -95,7 +95,7 @@ class Levers:
         self._st = array("i", [0] * _ST_LEN)
         # The rings' heads ([0], [1]) and tails ([2], [3]), shared with the IRQ: a press waits
         # while a lever's head differs from its tail. `waiting()` answers from it; the loop's
-        # hot checks read it inline (a method call costs about 30 µs on the chip).
+        # hot checks read it inline (a call of waiting() costs about 30 µs on the chip).
         self.rings = self._st
         self._st[_HEAD + 1] = self._st[_TAIL + 1] = self._n
         self.stamp_us = 0  # stamp of the press last returned by pop()
