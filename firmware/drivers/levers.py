@@ -17,11 +17,15 @@ the loop's wakeup, waits for the interrupts to come back on (the FIFO holds 4 pr
 lever meanwhile: 4 x 20 ms at least).
 
 The LEDs: the loop keeps `mover[0]` = the lever whose press is a move now (the running
-side, on the game screen; else -1). A press of that lever lights the other side's LED and
+side, on the game screen; EITHER: both levers, the first press of a game; else -1). A
+press of that lever lights the other side's LED and
 puts its own out in the handler, microseconds after the edge, whatever the loop is doing
-(a render wakeup lasts 2 ms on the chip); the engine still decides, and the loop's wakeup
-for the press sets the LEDs from the game as it then is (a press the engine ignores, the
-two-lever slap or a flag that fell first, is put right there).
+(a render wakeup lasts 2 ms on the chip): the fast path of the game screen's LED rule,
+which stays the one that decides (ui_game.py, drawn by app.View). The handler then clears
+`mover[0]` (once: the loop arms it again after that press) and records what it lit in
+`lit`: `lit[1]` the mask (bit 0 left, bit 1 right), then `lit[0]` one more, so the loop
+knows what the LEDs show without writing them again (app.py). The loop that writes the LEDs
+itself clears `mover[0]` first: no handler lights them after its write unless armed again.
 
 Order and ties: `pop`/`drain` give presses in timestamp order across both levers whatever
 order their handlers ran in (each lever's ring is in order; the earlier head goes first);
@@ -30,8 +34,9 @@ on an exact tie (same µs) side 0 comes first. Deciding which press counts is th
 Overflow: when a lever's ring is full a new press is dropped (never overwrites) and counted
 in `dropped()`; what was queued stays intact.
 
-Main-loop contract: the loop asks `pending()` (cheap: a few array reads) and, when a press
-waits, `drain(callback)` hands it every stamp in order; `pop()` takes one (its stamp in
+Main-loop contract: a press is queued while a lever's head differs from its tail in `rings`
+(the one question: `waiting()` asks it, the render's hot looks read `rings` inline) and,
+when one is, `drain(callback)` hands it every stamp in order; `pop()` takes one (its stamp in
 `stamp_us`); `clear()` forgets the queue (a menu's touch must not start a game later);
 `pressed(side)` is the raw level. Nothing needs re-arming from the loop: only an edge
 changes anything. `debounce_us` is read once, when the machines start.
@@ -45,6 +50,7 @@ from micropython import const
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_us() wraps at 2**30 µs, as X's low 30 bits do
 
 _RIGHT = const(1)
+EITHER = const(2)  # `mover[0]`: a press of either lever is a move (a game's first)
 # Indexes into the state array shared with the IRQ (`_st`). The owner alone writes a cell.
 _HEAD = const(0)  # + side: next ring slot the IRQ writes (IRQ-owned)
 _TAIL = const(2)  # + side: next ring slot the main loop reads (main-owned)
@@ -80,11 +86,17 @@ class Levers:
         # The lever whose press is a move now, or -1 (main-owned; the IRQ clears it once
         # it has lit the LEDs for a press of that lever)
         self.mover = array("i", (-1,))
+        # [0] +1 per press whose LEDs the IRQ lit, [1] the mask it lit (IRQ-owned)
+        self.lit = array("i", (0, 0))
         # +1 per press, for the loop's sleep (IRQ-owned; see the module doc)
         self._bell = bell if bell is not None else array("i", (0,))
         self._n = ring_size + 1  # per lever; one slot stays empty to tell full from empty
         self._stamps = array("i", [0] * (2 * self._n))  # lever 0's ring, then lever 1's
         self._st = array("i", [0] * _ST_LEN)
+        # The rings' heads ([0], [1]) and tails ([2], [3]), shared with the IRQ: a press waits
+        # while a lever's head differs from its tail. `waiting()` answers from it; the loop's
+        # hot checks read it inline (a call of waiting() costs about 30 µs on the chip).
+        self.rings = self._st
         self._st[_HEAD + 1] = self._st[_TAIL + 1] = self._n
         self.stamp_us = 0  # stamp of the press last returned by pop()
         word = quiet_word(self.debounce_us)
@@ -121,10 +133,14 @@ class Levers:
             st[_HEAD + side] = nxt
         mover = self.mover
         leds = self._leds
-        if mover[0] == side and leds is not None:
+        m = mover[0]
+        if (m == side or m == EITHER) and leds is not None:
             mover[0] = -1  # once: the loop says again after this press
             leds[side].value(0)
             leds[1 - side].value(1)
+            lit = self.lit
+            lit[1] = 2 >> side  # the other side's LED: bit 1 - side
+            lit[0] += 1
         self._bell[0] += 1
 
     def pop(self):
@@ -164,16 +180,11 @@ class Levers:
             callback(side, self.stamp_us)
             n += 1
 
-    def pending(self):
-        """Number of queued presses (a few array reads: cheap enough for every wakeup)."""
+    def waiting(self):
+        """True while a press is queued: the ring itself, so a press the IRQ queued at any
+        instant before this look counts (four array reads; `rings` inline, the same)."""
         st = self._st
-        d = st[_HEAD] - st[_TAIL]
-        if d < 0:
-            d += self._n
-        e = st[_HEAD + 1] - st[_TAIL + 1]
-        if e < 0:
-            e += self._n
-        return d + e
+        return st[_HEAD] != st[_TAIL] or st[_HEAD + 1] != st[_TAIL + 1]
 
     def clear(self):
         """Discard queued presses (e.g. when a menu opens)."""

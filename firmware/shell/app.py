@@ -34,10 +34,16 @@ slept. A PIO state machine counts the µs to that instant and its interrupt ends
 (alarm_pio.py), so the loop wakes within 0.2 ms after the due instant, never before (a poll
 timeout of whole ms from a ms reading would be 1-2 ms late).
 
-A lever press sets the LEDs as soon as it is drained, before anything else it causes
-(buttons, render, frames): they are the players' quickest sign. A move's LEDs come sooner
-still: the lever's IRQ lights them for the lever that `mover` names (levers.py), set at
-the end of each wakeup; the drain then sets them from the game.
+The LEDs are the players' quickest sign of a press. One rule decides them, the UI's (the
+game screen's, ui_game.py), drawn by `View.render`, which writes them first, before the
+frames, and only when the mask differs from what they show. A move's LEDs come sooner: the
+lever's IRQ lights them for the lever that `mover` names (levers.py), armed at the end of
+each wakeup with the lever whose press the rule answers so (the running side's; at the
+ready screen the one that may start the game); the levers step only records what the IRQ
+lit (`View.leds`), so the press's render writes them only when the engine decided
+otherwise (a flag that fell first). A press the IRQ does not light (one the engine ignores,
+the first after a refused one) gets its LEDs from that render, the first thing after the
+drain.
 
 Errors: an exception in a wakeup is logged to /errors.log (the 1st, 2nd, 4th, 8th... with
 their count: a fault that repeats does not wear the flash) and the loop goes on (the next
@@ -91,6 +97,7 @@ _LAST_SECONDS_BEEP = (3_000, 40)  # one of the last 5 s began
 # Built once: a tuple of module attributes in a test is built at each test, an allocation
 # a running clock's locked wakeup refuses
 _REBASE_STATES = (E.READY, E.FINISHED)
+_EITHER_LEVER = const(2)  # levers.EITHER: `mover` for a press of either lever
 
 
 class App:
@@ -116,7 +123,7 @@ class App:
         self.ui.game.set_min_move(BOTH_LEVERS_MS)
         self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
-        self.journal.pending = board.levers.pending  # a tidy gives way to a press
+        self.journal.waiting = board.levers.waiting  # a tidy gives way to a press
         self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
         self.files.boot(status)
         self.view.apply(self.ui.settings)
@@ -186,7 +193,7 @@ class App:
         """One wakeup: do what is due now, then set `_wake_us` to the next due instant.
         The steps, in this order; a step that is not due costs one test:
         1. reading: the clock and which sources rang (a rebase when nothing holds an instant);
-        2. levers: the presses into the engine, the LEDs, the press's own render;
+        2. levers: what the levers' IRQ lit, the presses into the engine, their render;
         3. deadline: the engine ticked up to the reading before the drain (a flag, a period);
         4. buttons: polled, their events to the UI, its requests acted on;
         5. sounds: the buzzer's next step;
@@ -211,7 +218,6 @@ class App:
         # 1. Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking
         # at them; after an error or at boot, all of them. Then the clock.
         rang = b.bell.take()
-        self.view.seen = b.bell.seen  # a lever's ring after this: a render gives way to it
         if self._poll_all:
             rang = 3
             self._poll_all = False
@@ -231,7 +237,7 @@ class App:
             drained_us += 1000
         # 2. The levers.
         pressed = False
-        if levers.pending():
+        if levers.waiting():
             at = self._drain_levers(now)
             if at >= 0:
                 now = at
@@ -283,15 +289,23 @@ class App:
         # A press queued since the levers step (the render gave way to it): it goes first,
         # in a wakeup that starts over at once, which also does the steps below. (Nested: the
         # levers' debounce keeps presses 20 ms apart per lever, so it goes no deeper.)
-        view = self.view
-        if view.rung[0] != view.seen and levers.pending():
+        rings = levers.rings  # levers.waiting(), inline: no call on every wakeup
+        if rings[0] != rings[2] or rings[1] != rings[3]:
             return self.wake()
         # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
         # the displays, the LEDs and the flag wait for.
         self.heap.unlock()
-        # The lever whose press is a move now: its IRQ lights the LEDs (levers.py).
-        running = g.state == E.RUNNING and self.ui.screen == ui_mod.S_GAME
-        levers.mover[0] = g.running if running else -1
+        # The lever whose press is a move now, its IRQ lights the LEDs (levers.py): on the
+        # game screen the running side's; at the ready screen the one that may start the game
+        # (Black's under draw odds, White's press is refused; either lever otherwise), until
+        # a press was refused (the prompt: the render decides).
+        mover = -1
+        if self.ui.screen == ui_mod.S_GAME:
+            if g.state == E.RUNNING:
+                mover = g.running
+            elif g.state == E.READY and not g.refusals():
+                mover = 1 - g.white_side if g.white_side >= 0 else _EITHER_LEVER
+        levers.mover[0] = mover
         # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
         jr = self.journal
         if jr.press:
@@ -325,34 +339,34 @@ class App:
 
     # ------------------------------------------------------ the steps of a wakeup
     def _drain_levers(self, now):
-        """The levers step: the lever stamps into the engine in timestamp order, the LEDs at once,
-        then the press's own render. Returns the `now` the rest of the wakeup works with,
-        or -1 when the levers were touched in a menu (dropped: such a touch must not start a
-        game later)."""
+        """The levers step: what the levers' IRQ lit recorded, the lever stamps into the
+        engine in timestamp order, then the press's own render (the LEDs first, where the
+        rule differs from what the IRQ lit). Returns the `now` the rest of the wakeup works
+        with, or -1 when the levers were touched in a menu (dropped: such a touch must not
+        start a game later)."""
         ui = self.ui
         levers = self.board.levers
+        view = self.view
+        # Recorded before the drain: every press the IRQ lit up to this look is in the engine
+        # when the render compares the rule with what the LEDs show (recorded after it, a
+        # press queued in between would be rendered with the game as it was before it).
+        lit = levers.lit
+        if lit[0] != view.lit_seen:
+            view.lit_seen = lit[0]
+            view.leds = lit[1]
         if ui.screen != ui_mod.S_GAME:
             levers.clear()
             return -1
         levers.drain(self._on_lever)
-        view = self.view
-        view.seen = self.board.bell.rung[0]  # every press rung so far is drained
-        view.leds = -1  # the levers' IRQ may have lit them (levers.py)
         g = ui.game
-        if g.state == E.RUNNING:
-            # The LEDs first: after a press they are the quickest sign, before anything else
-            # it causes (buttons, render, frames). The game screen's rule while a clock runs
-            # (ui_game.py): the running side's LED; render() leaves them if the mask is the same.
-            leds = 1 << g.running
-            self.board.set_leds(leds)
-            view.leds = leds
         # An edge whose IRQ ran after the clock reading is stamped after `now`: read the clock
         # again, so no engine event is later than the `now` this wakeup renders and schedules
         # with (a clock started 1 ms "in the future" looks stopped to next_change).
         if g.last_event > now:
             now = self.mono.update(time.ticks_us())
-        # The press's own render at once: after the LEDs the displays are the next sign; what
-        # else is due comes after it and renders again if it changes anything.
+        # The press's own render at once: the LEDs (where the IRQ did not light them as the
+        # rule says), then the displays; what else is due comes after it and renders again
+        # if it changes anything.
         self._next_render = view.render(now)
         return now
 
@@ -485,14 +499,17 @@ class View:
     tm1637.py), the side LEDs, the low-time alerts, an engine event's sound, the settings that
     drive the outputs (sound on or off, brightness), and the quiet board a USB host takes over.
 
-    `App` calls `render` at a wakeup's render step and after a press's LEDs; it keeps the
+    `App` calls `render` at a wakeup's render step and after a press's drain; it keeps the
     instant `render` returns (when the shown text next changes) for its sleep. The LEDs go
-    first: after a press they are the quickest sign. A press queued since the App's last
-    look at the levers (`seen`: the doorbell's lever count then) leaves the frames, the next
-    change and the alerts (kept by the UI until seen) to that press's wakeup, which comes at
-    once and renders again: looked for before the frames, after them and after the next
-    change, by the doorbell's count (a few µs), and only when that moved, by the levers'
-    ring (a release rings too).
+    first: after a press they are the quickest sign. They are the UI's rule (`ui.leds`),
+    written only when it differs from `leds`, what they show: the last mask `render` wrote,
+    or the one the levers' IRQ lit (levers.py; `App` records it before a drain, through
+    `lit_seen`). A write clears the levers' `mover` first, so no IRQ lights them after it
+    unarmed (the loop arms it again at the end of the wakeup). A press queued since the
+    App's last look at the levers leaves the frames, the next change and the alerts (kept by
+    the UI until seen) to that press's wakeup, which comes at once and renders again: asked
+    before the frames, after them and after the next change (`levers.waiting`, read inline
+    from its `rings`).
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
@@ -503,10 +520,13 @@ class View:
         n = ui.digits  # the displays' (4: the LED build's modules, 6: the LCD build's glass)
         self.segs = (bytearray(n), bytearray(n))  # the segment bytes last encoded, per side
         self.encode = segments.encode_ascii if n == 4 else segments.encode_ascii6
-        self.leds = -1  # the LED mask last written (-1 = unknown: write at the next render)
+        self.leds = -1  # the LED mask they show (-1 = unknown: write at the next render)
         self.sound = None  # an engine event's sound, started by the render that shows it
-        self.rung = board.bell.rung  # the doorbell's counts; [0]: the levers' (doorbell.py)
-        self.seen = 0  # rung[0] when the App last looked at the levers (App sets it)
+        levers = board.levers
+        self.rings = levers.rings  # a press waits: levers.waiting(), read inline
+        self.mover = levers.mover  # the lever whose IRQ lights the LEDs (levers.py)
+        self.lit = levers.lit  # [0] presses the IRQ lit, [1] the mask it lit
+        self.lit_seen = 0  # lit[0] when `leds` was last set (App, render)
 
     def render(self, now):
         """Draw the UI for `now` (LEDs first), sound the low-time alerts, which fall on
@@ -518,9 +538,12 @@ class View:
         ui.render(now)
         leds = ui.leds
         if leds != self.leds:
+            self.mover[0] = -1  # no IRQ lights them after this write (armed again: App)
+            self.lit_seen = self.lit[0]  # every lighting before it is overwritten
             b.set_leds(leds)
             self.leds = leds
-        if self.rung[0] != self.seen and b.levers.pending():
+        st = self.rings  # a press waits while a head differs from its tail (levers.py)
+        if st[0] != st[2] or st[1] != st[3]:
             return now  # a press waits: its render's frames, not these
         segs = self.segs
         text = ui.text
@@ -534,9 +557,9 @@ class View:
         displays[1].show(segs[1], icons[1])
         nxt = now  # a press waits: the press's wakeup, at once; the next change and the
         # alerts (kept by the UI until seen) are its
-        if self.rung[0] == self.seen or not b.levers.pending():
+        if st[0] == st[2] and st[1] == st[3]:
             nxt = ui.next_change(now)
-            if self.rung[0] == self.seen or not b.levers.pending():
+            if st[0] == st[2] and st[1] == st[3]:
                 alert = ui.alerts(now)
                 if alert:
                     pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP

@@ -82,9 +82,9 @@ class Journaling:
         # Records while a clock runs; off only where a test proves the press path allocates
         # nothing (make bench's heap_lock runs: a record allocates, measured apart)
         self.enabled = True
-        # () -> presses waiting in the levers' rings (the app hands its levers' `pending`):
-        # a tidy stops between its records for one; None: never
-        self.pending = None
+        # () -> True while a press waits in the levers' rings (the app hands its levers'
+        # `waiting`): a tidy stops between its records for one; None: never
+        self.waiting = None
 
     def record(self, now, at, at_us, deadline, next_render, wdt):
         """A record of the running game, after this wakeup's LEDs and frames. After a press
@@ -152,8 +152,8 @@ class Journaling:
                 j.start(g, self.ui.settings["control"], self.base)
             self.garbage += 1
             while not j.write(g, at, at_us) and n > 1:
-                pending = self.pending
-                if pending is not None and pending():
+                waiting = self.waiting
+                if waiting is not None and waiting():
                     break  # a lever press waits for its LEDs and frames: the tidy later
                 n -= 1  # no compaction yet: the tidy's next record
                 self.garbage += 1

@@ -658,9 +658,9 @@ class TestLevers:
             machine.advance_ms(10)
             machine.release(gpio)
             machine.advance_ms(25)
-        assert lv.pending() == 4 and lv.dropped() == 2
+        assert lv.waiting() and lv.dropped() == 2
         assert events(lv) == stamps[:4]
-        assert lv.pending() == 0
+        assert not lv.waiting()
 
     def test_clear_discards_queued_presses(self, board):
         lv = make_levers()
@@ -1319,3 +1319,10 @@ class TestFakeSelect:
         bell = self.make_bell()
         with pytest.raises(mp_select.Deadlock):
             bell.wait(-1)
+
+
+def test_the_app_s_copy_of_the_either_lever_code_is_the_driver_s():
+    import app
+    import levers
+
+    assert app._EITHER_LEVER == levers.EITHER

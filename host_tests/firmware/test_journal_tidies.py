@@ -334,7 +334,7 @@ def test_a_tidy_stops_between_its_records_for_a_lever_press():
 
         j.store.write = write
         if pending_after is not None:
-            j.pending = lambda writes=writes, n=pending_after: len(writes) >= n
+            j.waiting = lambda writes=writes, n=pending_after: len(writes) >= n
         t = p.t + 1_000
         p.game.tick(t)
         j.record(t, t, 0, p.game.deadline(), t + 900, None)

@@ -59,7 +59,7 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
     lever(clock, "right")  # left runs 1:00, right keeps about 9 s
     clock.run_ms(1_200)
     levers = clock.app.board.levers
-    pending = levers.pending
+    waiting = levers.waiting
     armed = [True]
 
     def edge_inside_the_wakeup():
@@ -69,9 +69,9 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
             # chip a wakeup that read the clock late in its ms needs only a few us).
             vtime.current.advance_us(1_010 - clock.app.mono.rem_us)
             machine.press(LEVER["left"])  # the left player moves: its IRQ runs now
-        return pending()
+        return waiting()
 
-    levers.pending = edge_inside_the_wakeup
+    levers.waiting = edge_inside_the_wakeup
     rec = LoopRecorder(clock)
     clock.run_ms(1_000)  # the next wakeup (a digit or beat of the left's 0:59) takes it
     machine.release(LEVER["left"])
@@ -85,24 +85,24 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
 
 # ------------------------------------------------------------ an exception in a wakeup
 def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
-    """A wakeup that fails half way (here the LED write after a lever press) is logged and
+    """A wakeup that fails half way (here the first frame after a lever press) is logged and
     the loop goes on: the next wakeup (10 ms later) must draw what the failed one did not
-    (the LEDs and the new times), not wait for the next scheduled change, which in h:mm can
-    be a minute away, and later presses are served as usual."""
+    (the new times), not wait for the next scheduled change, which in h:mm can be a minute
+    away, and later presses are served as usual; the LEDs the lever's IRQ lit stand."""
     clock = boot(tmp_path)  # FIDE 90/40: h:mm on both sides
     lever(clock, "left")  # right runs
     clock.run_ms(5_000)
-    board = clock.app.board
-    set_leds = board.set_leds
+    display = clock.app.board.displays[1]
+    show = display.show
     fail = [True]
 
-    def flaky_set_leds(mask):
+    def flaky_show(segs):
         if fail[0]:
             fail[0] = False
             raise RuntimeError("injected")
-        set_leds(mask)
+        return show(segs)
 
-    board.set_leds = flaky_set_leds
+    display.show = flaky_show
     machine.press(LEVER["right"])  # White moves: the left clock starts
     edge_ms = clock.mono_ms()
     clock.run_ms(20)
@@ -113,12 +113,43 @@ def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
     assert clock.leds() == (1, 0), "the LEDs still show the side that moved"
     left = machine.Pin(8)
     lit = [t for _, t, level in left.trace if level == 1]
-    assert lit and clock.mono_ms(lit[-1]) - edge_ms <= 10 + 5
+    assert lit and clock.mono_ms(lit[-1]) - edge_ms <= 1
     assert clock.display(1) == countdown(g.main[1])  # its time after the move, increment in
     machine.release(LEVER["right"])
     clock.run_ms(3_000)
     lever(clock, "left")  # the loop serves presses as before
     assert g.running == 1 and g.moves[0] == 1 and clock.leds() == (0, 1)
+
+
+def test_after_a_failed_led_write_the_next_wakeup_writes_them(tmp_path):
+    """A paused clock's blinking LEDs come from the render (no lever's IRQ lights them). A
+    wakeup whose LED write fails is logged, and the next one (10 ms later) writes them."""
+    clock = boot(tmp_path)
+    lever(clock, "left")  # right (White) runs
+    clock.run_ms(2_000)
+    board = clock.app.board
+    set_leds = board.set_leds
+    fail = [True]
+    written = []
+
+    def flaky_set_leds(mask):
+        if fail[0]:
+            fail[0] = False
+            raise RuntimeError("injected")
+        written.append((clock.mono_ms(), mask))
+        set_leds(mask)
+
+    board.set_leds = flaky_set_leds
+    tap(clock, "play")  # paused: the running side's LED blinks
+    clock.run_ms(1_500)
+    assert not fail[0] and clock.app.errors == 1
+    assert "injected" in (tmp_path / "errors.log").read_text()
+    g = game(clock)
+    assert g.state == E.PAUSED
+    masks = [m for _, m in written]
+    assert masks[:3] in ([2, 0, 2], [0, 2, 0])  # the blink, from the wakeup after the error
+    no_blink = [b - a for (a, _), (b, _) in zip(written, written[1:], strict=False)]
+    assert all(400 <= d <= 600 for d in no_blink[1:]), written
 
 
 def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path):
@@ -149,6 +180,55 @@ def test_a_fault_in_every_wakeup_is_survived_and_the_display_comes_back(tmp_path
 
 
 # ------------------------------------------------------------ levers
+def test_a_press_s_leds_are_written_by_one_decider(tmp_path):
+    """The game screen's rule decides the LEDs; the lever's IRQ lights a move's at once and
+    the loop only records that, so no press's LEDs are written twice: a move's (the first
+    press of a game's too) by the IRQ alone, an ignored press's by nobody, and a move the
+    engine refuses (a flag that fell first) is put right by its render."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    board = clock.app.board
+    set_leds = board.set_leds
+    written = []
+
+    def counted_set_leds(mask):
+        written.append(mask)
+        set_leds(mask)
+
+    board.set_leds = counted_set_leds
+    lever(clock, "left")  # the first press, a move of either lever: the IRQ lights them
+    assert clock.leds() == (0, 1) and written == [] and board.levers.lit[0] == 1
+    lever(clock, "right")  # a move: the IRQ lights the left LED
+    assert clock.leds() == (1, 0) and written == []
+    lever(clock, "right")  # not the running side: the engine ignores it
+    assert clock.leds() == (1, 0) and written == []
+    g = game(clock)
+    assert g.running == 0 and g.moves[1] == 1
+    lever(clock, "left")  # right runs
+    clock.run_ms(g.deadline() - clock.mono_ms() - 5)
+    assert written == []
+    levers = board.levers
+    waiting = levers.waiting
+    du = g.deadline_us()  # the flag's exact instant: its us within the ms before deadline()
+    deadline_us = clock.at_us(g.deadline()) + (du - 1_000 if du else 0)
+
+    def press_after_the_flag():  # the flag's wakeup: a press stamped after the flag fell
+        if levers.waiting is press_after_the_flag and machine.now_us() >= deadline_us:
+            levers.waiting = waiting
+            machine.press(LEVER["right"])  # the IRQ lights the left LED, for a move
+            machine.advance(levers.settle_us, irq_only=True)  # the press in its ring
+        return waiting()
+
+    levers.waiting = press_after_the_flag
+    lit = levers.lit[0]
+    clock.run_ms(10)
+    assert levers.waiting is waiting and levers.lit[0] == lit + 1  # the IRQ lit them
+    machine.release(LEVER["right"])
+    clock.run_ms(100)
+    assert g.state == E.FLAGGED and g.first_flag == 1 and g.moves[1] == 1  # refused
+    assert clock.leds() == (0, 1) and written == [2]  # the render: the flag's side
+    no_errors(tmp_path)
+
+
 def test_a_lever_held_for_ten_minutes_then_released_rearms(tmp_path):
     """The press counts at its first edge; held for 10 minutes (longer than ticks_diff's
     2**29 us range, across a ticks_us wrap) while buttons are tapped, then released, the
@@ -458,7 +538,8 @@ def test_the_flag_is_shown_before_it_is_saved(tmp_path, monkeypatch):
     slow_flash(clock, monkeypatch)
     lever(clock, "left")  # right runs 1:00
     g = game(clock)
-    deadline_us = clock.at_us(g.deadline())
+    du = g.deadline_us()  # the flag's exact instant: its us within the ms before deadline()
+    deadline_us = clock.at_us(g.deadline()) + (du - 1_000 if du else 0)
     clock.run_ms(61_000)
     assert g.state == E.FLAGGED and (tmp_path / "game.json").exists()
     shown = [(t, tm1637_decode.text(lit)[0]) for t, lit in clock.chips[1].timeline]

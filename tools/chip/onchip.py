@@ -224,7 +224,7 @@ def percall(clock, n=15):
         ("buttons.poll, nothing pressed", lambda: b.buttons.poll(now), None),
         ("buttons.next_due", lambda: b.buttons.next_due(now), None),
         ("levers.drain, nothing queued", lambda: b.levers.drain(app._on_lever), None),
-        ("levers.pending", lambda: b.levers.pending(), None),
+        ("levers.waiting", lambda: b.levers.waiting(), None),
         ("mono.update", lambda: app.mono.update(ticks_us()), None),
         ("doorbell take(), not rung", lambda: b.bell.take(), None),
         ("buzzer.next_due, silent", lambda: b.buzzer.next_due(now), None),
