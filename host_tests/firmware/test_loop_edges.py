@@ -96,11 +96,11 @@ def test_after_an_exception_in_a_wakeup_the_next_one_redraws(tmp_path):
     show = display.show
     fail = [True]
 
-    def flaky_show(segs):
+    def flaky_show(segs, icons=0):
         if fail[0]:
             fail[0] = False
             raise RuntimeError("injected")
-        return show(segs)
+        return show(segs, icons)
 
     display.show = flaky_show
     machine.press(LEVER["right"])  # White moves: the left clock starts
