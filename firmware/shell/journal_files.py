@@ -242,10 +242,7 @@ class Journal:
         storage._put(f, data)
         t = time.ticks_us()
         f.flush()
-        if self._took(1, t, False) or compacted:
-            self._close()  # reopened fresh (open_slots, or the next record): see _close
-            return True
-        return False
+        return self._took(1, t, False) or compacted
 
     def slots_due(self):
         """True while the journal runs with a state slot's file not open."""
@@ -263,11 +260,7 @@ class Journal:
                     self._slot(i, _BLANK)
 
     def _close(self):
-        """Close the slots' open files (a file must be closed before it is removed, and
-        after the folder's metadata compacted: on the chip, MicroPython 1.27's littlefs makes
-        every flush through a file opened before a compaction that a new file's commit
-        caused compact the folder again, a 48 ms erase per record, while a file opened after
-        it flushes in a page: host_tests/chip/test_chip_quiet_journal.py)."""
+        """Close the slots' open files (a file must be closed before it is removed)."""
         for i in (0, 1):
             f = self.handles[i]
             self.handles[i] = None
@@ -290,10 +283,7 @@ class Journal:
         finally:
             t = time.ticks_us()
             f.close()
-        if timed and self._took(1, t, False) or compacted:
-            self._close()  # the folder compacted: the slots reopened fresh (see _close)
-            return True
-        return False
+        return timed and self._took(1, t, False) or compacted
 
     def _took(self, commits, t, allocates):
         """`commits` commits into the folder, begun at ticks_us `t`, are done (a step
