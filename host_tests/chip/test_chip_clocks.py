@@ -158,7 +158,10 @@ def test_a_slower_clk_sys_slows_the_core_and_the_timer_stays_exact(modelled):
     assert f == 48_000_000
     assert a == c
     assert abs(b / a - 125 / 48) < 0.01 * 125 / 48, (a, b)
-    assert after["timer_us"] - before["timer_us"] == (after["now_ns"] - before["now_ns"]) // 1000
+    # whole µs of the timer against the board's ns: the two snapshots' fractions of a µs
+    # differ, so the difference is exact to one µs
+    timer = after["timer_us"] - before["timer_us"]
+    assert abs(timer - (after["now_ns"] - before["now_ns"]) / 1000) < 1, timer
     stretch = chip.ledger_between(before, after)
     assert total_ns(stretch, state="awake", clk_sys_hz=48_000_000) >= b * 1000
     assert total_ns(stretch, starting=["pll_sys"]) == 2 * PLL_LOCK_NS
