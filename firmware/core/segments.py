@@ -87,23 +87,7 @@ def encode_into(out, text, colon=False, start=0):
     characters is padded with blanks on the right. `colon` lights the colon. Returns the
     number of characters in the window that have no glyph (they are shown blank), so 0 means
     the display shows exactly `text`. Allocates nothing (for str, ASCII only)."""
-    bad = 0
-    n = len(text)
-    for i in range(4):
-        j = start + i
-        g = 0
-        if j < n:
-            c = text[j]
-            if isinstance(c, str):
-                c = ord(c)
-            g = glyph(c)
-            if g < 0:
-                bad += 1
-                g = 0
-        out[i] = g
-    if colon:
-        out[COLON_DIGIT] |= COLON
-    return bad
+    return encode_points(out, text, 1 << COLON_DIGIT if colon else 0, -start)
 
 
 def encode_ascii(out, text, colon):
