@@ -17,7 +17,15 @@ last two (the period), tell when the next one comes. The period shrinks as a gam
 (its chunk files are copied at every compaction, about a page more per 16 half-moves), and
 a new file makes two commits: a tidy is due MARGIN commits before the next press's record
 could reach the compaction, and writes records until one compacts (TIDY_MAX at most: a few
-past the expected one, for a period that grew). Until a compaction is seen after power-up,
+past the expected one, for a period that grew). A compaction fewer than SHORT commits
+after the one before is no period: littlefs leaves a compacted block at most half full (it
+splits a folder past that), so on the chip's 4 KiB blocks and 256-byte commits the next
+compaction is at least 8 commits away. Two erases that close are the creation of a folder
+and its subfolder's, or a file's open that compacted followed by its first flush, which
+compacts once more (MicroPython 1.27's littlefs on the chip); the block is fresh after the
+second, the period stays. A folder just made (fresh()) has an empty block, whose first
+compaction copies nothing and comes later than the period: the learner starts again as at
+power-up. Until a compaction is seen after power-up (or the folder's creation),
 where the block stands is unknown and no tidy is due (that first compaction falls on
 whichever write reaches it); until two are, the period is taken as GUESS. A compaction
 overdue by NEVER commits means the commits do not show their compactions (a quicker flash,
@@ -32,6 +40,7 @@ SLOW_US = const(20_000)  # a commit this slow erased a sector: a compaction
 SLOW_ALLOC_US = const(40_000)
 GUESS = const(12)  # commits between compactions before two are seen (the chip: 15 to 9)
 MARGIN = const(1)  # commits of slack for a period that shrank, or a compaction's 2nd commit
+SHORT = const(4)  # commits since a compaction below which the next one is no period
 TIDY_MAX = const(6)  # records a tidy writes at most (a page and 3 ms of Python each)
 NEVER = const(40)  # commits since a compaction without another: they do not show
 
@@ -45,15 +54,27 @@ class Compactions:
     def wrote(self, commits, us, allocates=False):
         """A step of `commits` commits took `us` µs (one that `allocates` may have spent
         some of it collecting the garbage). True when it compacted (then the count starts
-        again after it: the compacting commit is taken as its last)."""
+        again after it: the compacting commit is taken as its last; the period is the
+        count, unless it is under SHORT or none was seen before it)."""
         if us < (SLOW_ALLOC_US if allocates else SLOW_US):
             if self.since < NEVER:  # past it, the count says nothing more
                 self.since += commits
             return False
-        self.period = self.since + commits if self.seen and self.since < NEVER else 0
+        n = self.since + commits
+        if not self.seen or self.since >= NEVER:
+            self.period = 0
+        elif n >= SHORT:
+            self.period = n
         self.seen = True
         self.since = 0
         return True
+
+    def fresh(self):
+        """The folder was just made: nothing known, as at power-up (its empty block's first
+        compaction is no period)."""
+        self.seen = False
+        self.since = 0
+        self.period = 0
 
     def left(self):
         """The commits up to the next compaction, the compacting one included: 0 when it is

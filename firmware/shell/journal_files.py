@@ -51,7 +51,8 @@ _SLOTS = ("s0", "s1")
 # then fits one 256-byte commit with littlefs's tags): a press's record writes a chunk
 # first only when no quiet wakeup has in the five presses since it was complete
 CARRY = const(13)
-# Commits into the journal folder that prepare() writes at most to see two compactions
+# Commits into the journal folder that prepare() writes at most to learn its period and end
+# on a compaction (two periods and the block's fill before them: the chip's is 15)
 _LEARN_MAX = const(40)
 # A state slot's bytes before its first record: no record (journal.py reads none in it),
 # about a record's size, so the folder is as full as it is in the game
@@ -111,23 +112,21 @@ class Journal:
         """The journal folder and its chunks' subfolder, made when missing."""
         fs = self.fs
         if not storage.exists(self.dir, fs):
-            t0 = time.ticks_us()
             fs.mkdir(self.dir)
-            self._took(1, t0, True)  # a new folder's metadata pair: its blocks erased
+            self.flash.fresh()  # a new folder's metadata pair: its block erased, empty
         if not storage.exists(self.cdir, fs):
-            t0 = time.ticks_us()
             fs.mkdir(self.cdir)  # its entry: a commit into the journal folder
-            self._took(1, t0, True)
+            self.flash.wrote(1, 0)  # not timed: the erase of its own pair is in it
 
     def prepare(self, game, control, base, wdt=None):
         """While no clock runs (a game set up, paused, flagged): the journal of `game` (its
         ident set) made ready for its next press, whose record then writes only a state
         slot: the old files removed, the folders made, the head written, the slots made
-        blank (s1 kept open for the first record). Then, until two compactions of the
-        journal folder are seen (journal_tidy.py: where its block stands and its period),
-        s1 rewritten in place (one commit each, _LEARN_MAX at most), so that the first
-        records' compaction is foreseen too. `wdt` (or None) is fed between the commits.
-        Raises OSError when a write fails."""
+        blank (s1 kept open for the first record). Then s1 rewritten in place (one commit
+        each, _LEARN_MAX at most) until the journal folder's period is known
+        (journal_tidy.py) and its block was just compacted: the game's first records have
+        the whole period before the next compaction, which the learner foresees. `wdt` (or
+        None) is fed between the commits. Raises OSError when a write fails."""
         self.ready = None
         if not self.clear():
             raise OSError(5)  # an old file stays: the press's start() tries again
@@ -142,7 +141,7 @@ class Journal:
         self._slot(1, _BLANK)
         n = 0
         learner = self.flash
-        while not learner.period and n < _LEARN_MAX:
+        while (not learner.period or learner.since) and n < _LEARN_MAX:
             if wdt is not None:
                 wdt.feed()
             self._slot(1, _BLANK)  # through its open file: no path looked up

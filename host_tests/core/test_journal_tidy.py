@@ -89,6 +89,36 @@ class Learner(unittest.TestCase):
         c.wrote(1, ERASE)
         self.assertEqual((c.period, c.left()), (7, 7))
 
+    def test_a_compaction_close_after_another_is_no_period(self):
+        """An open that compacts and the flush after it that compacts again (the chip's
+        littlefs): the block is fresh after the second, the period learned stays."""
+        c = learned(15, 13)
+        self.assertTrue(c.wrote(1, ERASE, True))
+        self.assertEqual(c.period, 14)
+        self.assertTrue(c.wrote(1, ERASE))
+        self.assertEqual((c.period, c.since, c.left()), (14, 0, 14))
+        for _ in range(T.SHORT - 2):
+            c.wrote(1, PAGE)
+        c.wrote(1, ERASE)  # SHORT - 1 commits: still none
+        self.assertEqual(c.period, 14)
+        for _ in range(T.SHORT - 1):
+            c.wrote(1, PAGE)
+        c.wrote(1, ERASE)
+        self.assertEqual(c.period, T.SHORT)  # a real one, however short
+
+    def test_a_new_folder_is_unknown_until_its_first_compaction_which_is_no_period(self):
+        c = learned(14, 5)
+        c.fresh()
+        self.assertEqual((c.seen, c.since, c.period, c.left(), c.tidy(1)), (False, 0, 0, -1, 0))
+        for _ in range(15):
+            c.wrote(1, PAGE)
+        c.wrote(1, ERASE)  # an empty block held more than a compacted one will
+        self.assertEqual((c.seen, c.period), (True, 0))
+        for _ in range(13):
+            c.wrote(1, PAGE)
+        c.wrote(1, ERASE)
+        self.assertEqual(c.period, 14)
+
     def test_one_compaction_seen_takes_the_guess_for_the_period(self):
         c = T.Compactions()
         c.wrote(1, ERASE)

@@ -106,6 +106,18 @@ def test_the_learner_reads_the_compactions_off_the_writes_durations():
     assert learner.since == len(pair.at) - 1 - at[-1]
 
 
+def test_made_ready_on_a_fresh_flash_the_journal_knows_its_period_and_starts_compacted():
+    """The folders' creation erases blocks (no compaction of the journal's block) and the
+    fresh block's first compaction comes later than the period: the preparation learns the
+    period from the next and ends on a compaction, so the game's first records have the
+    whole period before the next one."""
+    p, pair = played([])
+    learner = p.app.journal.store.flash
+    at = pair.compactions()
+    assert len(at) == 2 and at[-1] == p.ready_commits - 1
+    assert (learner.period, learner.since) == (at[1] - at[0], 0)
+
+
 def test_the_compactions_fall_in_tidies_not_in_the_presses_records():
     p, pair = played(bench_gaps(120))
     presses = p.presses()

@@ -148,6 +148,9 @@ class FakeFS:
         if self.parent(path) not in self.dirs:
             raise OSError(errno.ENOENT, "no such directory")
         self.dirs.add(path)
+        made = getattr(self.on_commit, "mkdir", None) if self.lfs else None
+        if made is not None:
+            made(path)
 
 
 class FakeFile:
@@ -249,6 +252,17 @@ class MetadataPair:
         self.commits += 1
         self.advance(us)
 
+    def mkdir(self, path):
+        """A folder made: littlefs erases a block of the new folder's metadata pair (the
+        folder itself: its block starts empty; a subfolder: then its entry is a commit into
+        the folder, whose time includes that erase)."""
+        if path == self.folder:
+            self.used = 0
+            self.advance(self.ERASE_US + self.PAGE_US)
+        elif path.rsplit("/", 1)[0] == self.folder:
+            self.advance(self.ERASE_US)
+            self(path)
+
     def compactions(self):
         """The commit indexes that compacted."""
         return [i for i, slow in self.at if slow]
@@ -295,6 +309,9 @@ class TimedOS:
 
     def mkdir(self, path):
         os.mkdir(path)
+        made = getattr(self.pair, "mkdir", None)
+        if made is not None:
+            made(path)
 
 
 class _TimedFile:
