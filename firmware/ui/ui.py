@@ -218,8 +218,9 @@ class Ui:
 
     def set_battery(self, mv):
         """A battery reading, `mv` of VSYS: the level and the warning (battery.py) for the
-        kind of cells and the brightness set. True when what the ready screen shows changed.
-        Allocates nothing.
+        kind of cells and the load: the brightness set at width 4 (the LED modules), the
+        glass's (battery.GLASS) at width 6, which has no brightness. True when what the
+        ready screen shows changed. Allocates nothing.
 
         At width 6 the level also shows as the LCD glass's battery symbol (`icons`, 3 bars
         over the level's thirds, _bars), on the left display, on every screen: the left is
@@ -232,7 +233,7 @@ class Ui:
         kind = s["battery"]
         pct = battery.percent(mv, kind)
         was = self.battery_low
-        low = battery.low(mv, kind, s["brightness"], was)
+        low = battery.low(mv, kind, s["brightness"] if self.digits == 4 else battery.GLASS, was)
         if pct == self.battery_pct and low == was:
             return False
         self.battery_pct = pct

@@ -87,6 +87,34 @@ class TestWarning(unittest.TestCase):
         self.assertFalse(battery.low(battery.LEVELS[NIMH][0], NIMH, level, False))
 
 
+class TestGlass(unittest.TestCase):
+    """The LCD build's load (battery.GLASS): no brightness, a lighter load than any LED
+    brightness, so its warning comes at a lower voltage on the same cells."""
+
+    def test_its_threshold_is_below_every_brightness_and_fresh_cells_do_not_warn(self):
+        for kind in (ALKALINE, NIMH):
+            glass = battery.threshold(kind, battery.GLASS)
+            self.assertTrue(all(glass < battery.threshold(kind, lv) for lv in range(8)), kind)
+            self.assertTrue(battery.low(glass - 1, kind, battery.GLASS, False))
+            self.assertFalse(battery.low(glass, kind, battery.GLASS, False))
+            self.assertTrue(battery.low(glass + HYSTERESIS_MV - 1, kind, battery.GLASS, True))
+            self.assertFalse(battery.low(battery.LEVELS[kind][0], kind, battery.GLASS, False))
+        self.assertEqual(
+            battery.threshold(ALKALINE, 8), battery.threshold(ALKALINE, battery.GLASS)
+        )
+        self.assertEqual(battery.threshold(ALKALINE, 9), battery.threshold(ALKALINE, 7))
+
+    def test_six_digits_warn_at_the_glass_threshold_four_at_the_brightness(self):
+        mv = battery.threshold(ALKALINE, battery.GLASS)  # clear of the LED build's
+        self.assertTrue(mv < battery.threshold(ALKALINE, settings.defaults()["brightness"]))
+        for digits, low in ((4, True), (6, False)):
+            u = U.Ui(settings.defaults(), None, digits)
+            u.set_battery(mv)
+            self.assertEqual(u.battery_low, low, digits)
+            u.set_battery(mv - 1)
+            self.assertTrue(u.battery_low, digits)
+
+
 class TestNoAllocation(unittest.TestCase):
     def test_a_reading_allocates_nothing(self):
         # the shell calls these from a wakeup (ui.Ui.set_battery): no heap
@@ -101,7 +129,7 @@ class TestNoAllocation(unittest.TestCase):
             for mv in (4_750, 4_190, 3_600, 3_429, 3_000, 2_000, 0):
                 for kind in kinds:
                     out += battery.percent(mv, kind)
-                    for level in (0, 2, 7):
+                    for level in (0, 2, 7, 8):
                         out += battery.low(mv, kind, level, True)
                         out += battery.low(mv, kind, level, False)
         finally:

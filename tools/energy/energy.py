@@ -257,19 +257,21 @@ def lcd_load_mw(profile):
 
 
 def lcd_model(profile):
-    """The LCD build's hours of play per cell kind, and the hours left after the warning the
-    firmware gives at the default brightness setting (battery.py's thresholds are the LED
-    build's, placed for its larger load: on the lighter LCD build they come earlier)."""
+    """The LCD build's hours of play per cell kind, its warning (placed for its own load, as
+    battery.py's GLASS row: the glass has no brightness) and the hours left after it, and
+    its battery level table."""
     p = lcd_load_mw(profile)
-    out = {"mw": p, "total_ma": cell_ma(p, 1.2)}
+    out = {"mw": p, "total_ma": cell_ma(p, 1.2), "tables": {}}
     for name, curve, mah in KINDS:
-        thr = warning(curve, mah, load_mw(DEFAULT_BRIGHTNESS, profile))[2]
-        f = _fraction_at(curve, thr / 1000 / (1 + ADC_MARGIN))
+        warn = warning(curve, mah, p)
+        f = _fraction_at(curve, warn[2] / 1000 / (1 + ADC_MARGIN))
         out[name] = {
             "hours": hours_left(curve, mah, p, 0.0),
+            "warning": warn,
             "after_warning": hours_left(curve, mah, p, f),
             "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
         }
+        out["tables"][name] = level_table(curve, mah, p)
     return out
 
 
@@ -413,28 +415,38 @@ def markdown(m):
     lines += [
         "",
         "LCD build (two HT1621 glasses, the LED flashing %.0f %% of a turn, the core as today):"
-        " %.0f mW, %.0f mA from cells at 1.2 V; alkaline %.0f h (%.0f h after the warning),"
-        " NiMH %.0f h (%.0f h after it)."
+        " %.0f mW, %.0f mA from cells at 1.2 V; alkaline %.0f h, warns below %.2f V, then"
+        " %.0f h (%.0f h cold); NiMH %.0f h, warns below %.2f V, then %.0f h (%.0f h cold)."
         % (
             100 * LCD_LED_DUTY,
             lcd["mw"],
             lcd["total_ma"],
             lcd["alkaline"]["hours"],
+            lcd["alkaline"]["warning"][2] / 1000,
             lcd["alkaline"]["after_warning"],
+            lcd["alkaline"]["after_warning_derated"],
             lcd["NiMH"]["hours"],
+            lcd["NiMH"]["warning"][2] / 1000,
             lcd["NiMH"]["after_warning"],
+            lcd["NiMH"]["after_warning_derated"],
         ),
     ]
     return "\n".join(lines)
 
 
 def firmware_constants(m):
-    """firmware/core/battery.py's tables: LOW_MV[kind][level], LEVELS[kind]."""
+    """firmware/core/battery.py's tables: LOW_MV[kind][load] (the LED build's brightness
+    levels 0..7, then the LCD build's GLASS row), LEVELS[kind] at the LED build's default
+    brightness (the LCD build's load gives the same table: the share of the hours left
+    follows the share of the charge at either load)."""
+    lcd = m["lcd"]
+    kinds = ("alkaline", "NiMH")
     return {
         "LOW_MV": tuple(
-            tuple(r[name]["warning"][2] for r in m["levels"]) for name in ("alkaline", "NiMH")
+            tuple(r[name]["warning"][2] for r in m["levels"]) + (lcd[name]["warning"][2],)
+            for name in kinds
         ),
-        "LEVELS": (tuple(m["tables"]["alkaline"]), tuple(m["tables"]["NiMH"])),
+        "LEVELS": tuple(tuple(m["tables"][name]) for name in kinds),
     }
 
 
