@@ -18,6 +18,7 @@ emulator counts cycles: each run is the same, so the bounds are exact, not stati
 import json
 
 import chip
+import chip_bench as cb
 import chip_env
 
 pico = chip_env.chip_fixture()
@@ -25,33 +26,13 @@ MS = chip.MS
 BOOT_MS = chip.BOOT_MS
 BLITZ_3_2 = 6
 LED_PINS = chip.LED_PINS
-# Bounce after the first closing edge: gaps in ms between further edges (open, close, ...),
-# an even number so the switch ends closed; 0.8-2 ms of chatter.
-BOUNCES = (
-    (),
-    (0.05, 0.12, 0.3, 0.4),
-    (0.02, 0.03, 0.2, 0.1, 0.5, 0.3, 0.6, 0.25),
-    (0.4, 0.6, 0.3, 0.7),
-)
-RELEASE_BOUNCE = (0.1, 0.2, 0.4, 0.3)  # ends open
+HOLD_MS = 6  # a press's hold before its release (the release bounces: chip_bench's)
 
 
-def press(s, name, at_ms, bounce=(), hold_ms=6.0):
-    """Close lever `name` at `at_ms` with `bounce`, open it `hold_ms` later, bouncing."""
-    s.pin(name, True, at_ms)
-    t, closed = at_ms, True
-    for gap in bounce:
-        t += gap
-        closed = not closed
-        s.pin(name, closed, t)
-    t = max(t, at_ms) + hold_ms
-    s.pin(name, False, t)
-    closed = False
-    for gap in RELEASE_BOUNCE:
-        t += gap
-        closed = not closed
-        s.pin(name, closed, t)
-    return t
+def press(s, name, at_ms, bounce=()):
+    """Close lever `name` at `at_ms` with `bounce`, open it HOLD_MS later, bouncing: the
+    chip bench's lever (chip_bench.bouncing_press, its BOUNCES and RELEASE_BOUNCE)."""
+    cb.bouncing_press(s, name, at_ms, bounce, HOLD_MS)
 
 
 def handed_over(s):
@@ -86,7 +67,7 @@ def test_stamps_are_exact_at_every_phase_of_the_us_whatever_the_bounce(pico):
         for k in range(12):
             name = "left" if k % 2 else "right"
             at = t + k * 30 + (k * 0.0837) % 1  # phases across the µs and the ms
-            press(s, name, at, BOUNCES[k % len(BOUNCES)])
+            press(s, name, at, cb.BOUNCES[k % len(cb.BOUNCES)])
             n += 1
         s.run_to(t + 12 * 30 + 40)
         tr = s.trace()
@@ -123,7 +104,7 @@ def test_an_edge_while_the_core_is_stalled_or_busy_is_stamped_as_exactly(pico):
         # come in packets while the presses fall).
         t = s.t + 2
         for k in range(6):
-            press(s, "left" if k % 2 else "right", t + 5 + k * 31 + k * 0.17, BOUNCES[k % 4])
+            press(s, "left" if k % 2 else "right", t + 5 + k * 31 + k * 0.17, cb.BOUNCES[k % 4])
         junk = "import gc\nx = [bytearray(16) for i in range(300)]\n# %s\n" % ("z" * 3000)
         s.repl(junk + "for i in range(60):\n    gc.collect()\n")
         s.run_to(max(s.t, t + 6 * 31) + 40)
@@ -158,7 +139,7 @@ def test_a_bouncing_press_lights_its_led_within_1_5_ms_even_inside_a_render(pico
                 at = last + 500 * (int((s.t - last) / 500) + 1) + 0.1 + 1.8 * phase
             else:
                 at = s.t + 3 + 400 * phase
-            press(s, side, at, BOUNCES[k % len(BOUNCES)])
+            press(s, side, at, cb.BOUNCES[k % len(cb.BOUNCES)])
             edges.append((round(at * MS), side))
             s.run_to(at + 700)
             side = "left" if side == "right" else "right"
