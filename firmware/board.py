@@ -23,7 +23,10 @@ the displays' `digits` and `points` tell the builds apart (hardware/README.md ha
     left lever    GP6 (to GND, pull-up)        right lever    GP7
     PLAY/PAUSE    GP10   SET GP11   MINUS GP12   PLUS GP13   (to GND, pull-ups)
     buzzer        GP15 (PWM, passive piezo)    side LEDs      left GP8, right GP9 (high = on)
-    battery       ADC3 (GP29) = VSYS / 3
+    battery       ADC3 (GP29) = VSYS / 3       VBUS sense     GP24 (the Pico's: high on USB power)
+
+An idle clock goes dormant (`dormant`, dormant.py): the crystal stopped until a button or a
+lever closes; after it the lever machines are put in step with the µs timer again.
 """
 
 import sys
@@ -37,6 +40,7 @@ import rp2
 from buttons import Buttons
 from buzzer import Buzzer
 from doorbell import Doorbell
+from dormant import Dormant
 from levers import Levers
 from micropython import const
 from usbguard import UsbGuard
@@ -57,6 +61,8 @@ _SET = const(11)
 _MINUS = const(12)
 _PLUS = const(13)
 _BUZZER = const(15)
+_VBUS = const(24)  # the Pico's VBUS sense (a divider from VBUS: high on USB power)
+_WIRE_MS = const(2)  # the displays' last frames leave their wires within this (ms)
 _BATTERY_ADC = const(3)
 _ALARM_SM = const(2)  # PIO0's third machine (0 and 1 drive the displays)
 _LEVER_SM = const(4)  # PIO1's machines 0 (left lever) and 1 (right): lever_pio.START_BITS
@@ -193,9 +199,19 @@ class Board:
         self.buttons = Buttons(buttons)
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.adc = machine.ADC(_BATTERY_ADC)
+        wake = (_LEFT_LEVER, _RIGHT_LEVER, _PLAY, _SET, _MINUS, _PLUS)
+        self.power = Dormant(Pin(_VBUS, Pin.IN), wake, machine.mem32, machine.lightsleep)
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
         )
+
+    def dormant(self):
+        """Dormant until a button or a lever closes (dormant.py), once the displays' last
+        frames are on their wires; then the lever machines in step with the µs timer again
+        (levers.restart: the press that woke it is no press)."""
+        time.sleep_ms(_WIRE_MS)
+        self.power.sleep()
+        self.levers.restart()
 
     def watchdog(self, timeout_ms):
         return machine.WDT(timeout=timeout_ms)

@@ -74,6 +74,7 @@ class Buttons:
         self._head = 0  # next queue slot to write
         self._tail = 0  # next queue slot to read
         self.dropped = 0  # events lost to a full queue
+        self.muted = 0  # bit b: button b, held since `swallow`, gives no event until released
 
     def poll(self, now_ms):
         """Read the sources and update; returns the number of events queued."""
@@ -114,6 +115,8 @@ class Buttons:
             held = self.held_mask & bit
             if st[_RAW * _N + b] != (1 if held else 0):
                 due = time.ticks_add(st[_RAW_T * _N + b], self.debounce_ms)
+            elif self.muted & bit:
+                continue  # held since `swallow`: only its release, an edge, changes it
             elif held and (self.repeat_mask & bit or not st[_FIRED * _N + b]):
                 due = st[_NEXT_T * _N + b]
             else:
@@ -125,9 +128,28 @@ class Buttons:
                 wait = d
         return wait
 
+    def swallow(self, now_ms):
+        """The buttons held now count as held since `now_ms` and give no event (no SHORT at
+        their release, no LONG, no REPEAT): the press that woke the clock (dormant.py) does
+        nothing else. Allocates nothing."""
+        src = self._sources
+        st = self._st
+        for b in range(_N):
+            if src[b]() == self._active:
+                bit = 1 << b
+                self.muted |= bit
+                self.held_mask |= bit
+                st[_RAW * _N + b] = 1
+                st[_RAW_T * _N + b] = now_ms
+                st[_FIRED * _N + b] = 1
+
     def _change(self, b, down):
         st = self._st
         bit = 1 << b
+        if not down and self.muted & bit:
+            self.muted &= ~bit
+            self.held_mask &= ~bit
+            return 0
         if down:
             self.held_mask |= bit
             st[_FIRED * _N + b] = 0
@@ -140,6 +162,8 @@ class Buttons:
         return self._emit(b << 2 | SHORT)
 
     def _held(self, b, now_ms):
+        if self.muted & (1 << b):
+            return 0
         st = self._st
         i = _NEXT_T * _N + b
         if time.ticks_diff(now_ms, st[i]) < 0:

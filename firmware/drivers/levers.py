@@ -55,7 +55,8 @@ EITHER = const(2)  # `mover[0]`: a press of either lever is a move (a game's fir
 _HEAD = const(0)  # + side: next ring slot the IRQ writes (IRQ-owned)
 _TAIL = const(2)  # + side: next ring slot the main loop reads (main-owned)
 _DROPPED = const(4)  # presses lost to a full ring (IRQ-owned)
-_ORIGIN = const(5)  # ticks_us of the machines' count origin (set once, at the start)
+_ORIGIN = const(5)  # ticks_us of the machines' count origin (set at the start, and again
+# by restart())
 _ST_LEN = const(6)
 
 
@@ -104,6 +105,7 @@ class Levers:
         machines[1].irq(self._irq_right, 1, True)
         for sm in machines:
             sm.put(word)  # taken at the machine's cycle 0: it never waits for it
+        self._start = start
         self._st[_ORIGIN] = start()
 
     # hard-IRQ safe
@@ -185,6 +187,23 @@ class Levers:
         instant before this look counts (four array reads; `rings` inline, the same)."""
         st = self._st
         return st[_HEAD] != st[_TAIL] or st[_HEAD + 1] != st[_TAIL + 1]
+
+    def restart(self):
+        """Both machines stopped and started again in step with the µs timer, as at the
+        start (a new origin): after the chip was dormant (dormant.py), whose clock changes
+        moved their count off the timer's. A lever held now is armed once released, so the
+        press that woke the chip is no press. Queued presses are discarded. Not while a
+        clock runs: a press in the restart would be lost."""
+        sms = self._sms
+        word = quiet_word(self.debounce_us)
+        for sm in sms:
+            sm.active(0)
+            while sm.rx_fifo():
+                sm.get()
+            sm.restart()
+            sm.put(word)
+        self.clear()
+        self._st[_ORIGIN] = self._start()
 
     def clear(self):
         """Discard queued presses (e.g. when a menu opens)."""

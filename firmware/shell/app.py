@@ -87,6 +87,9 @@ from usbguard import BLOCK
 WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
 BATTERY_MS = const(30_000)  # battery reading while the game is ready (only then), ms
+# An idle clock (no button, no lever this long at the ready screen or after a result) on
+# cells goes dormant (App._dormant), ms
+IDLE_MS = const(600_000)
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
 # levers, not a reply (nobody moves in 50 ms): the engine ignores it (Game.min_move_ms).
@@ -122,6 +125,7 @@ class App:
         self.ui = ui_mod.Ui(s, None, board.displays[0].digits)  # the glass's width
         self.ui.game.set_min_move(BOTH_LEVERS_MS)
         self.view = View(board, self.ui)  # the displays, LEDs and sounds (View, below)
+        self.idle = Idle(board, self.view)  # an idle clock's dormant spells (Idle, below)
         self.journal = appjournal.Journaling(self.ui, root, fs)  # the running game's records
         self.journal.waiting = board.levers.waiting  # a tidy gives way to a press
         self.files = appfiles.Files(self.ui, root, fs, self.journal)  # the other writes
@@ -151,17 +155,23 @@ class App:
         while not self.handed_over:
             try:
                 self.safe_wake()
-                if not self.handed_over:
+                if self.idle.sleep(self.mono.ms, self.ui.game.state):
+                    self._afresh()  # back from a dormant spell (Idle)
+                elif not self.handed_over:
                     wait_until(self._wake_us)
             except KeyboardInterrupt:
                 if not E.RUNNING <= self.ui.game.state <= E.FLAGGED:
                     self.view.hand_over(self.usb)
                     raise
                 self.interrupts += 1  # a game: go on, redraw and poll everything next
-                self._poll_all = True
-                self._next_render = 0
-                self._wake_us = time.ticks_us()
+                self._afresh()
         self.view.hand_over(self.usb)
+
+    def _afresh(self):
+        """The next wakeup at once, every source polled and everything drawn."""
+        self._poll_all = True
+        self._next_render = 0
+        self._wake_us = time.ticks_us()
 
     def safe_wake(self):
         """`wake`, its errors logged; a running clock's wakeup on the game screen with the
@@ -224,6 +234,7 @@ class App:
         now = self.mono.update(time.ticks_us())
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
+        self.idle.touch(now, rang)
         self.wakeups += 1
         # Deadlines are ticked up to this reading less the levers' `settle_us` only (to its
         # us): every lever stamp before that is in the ring now (a stamp reaches it that
@@ -579,6 +590,27 @@ class View:
         for d in b.displays:
             d.set_brightness(settings["brightness"])
 
+    def blank(self):
+        """The board quiet for a dormant spell: the buzzer, the LEDs and both displays off
+        (their chips keep the digits)."""
+        b = self.board
+        b.buzzer.stop()
+        b.levers.mover[0] = -1
+        b.set_leds(0)
+        self.leds = 0
+        icons = self.ui.icons
+        for side in (0, 1):
+            d = b.displays[side]
+            d.set_on(False)
+            d.show(self.segs[side], icons[side])
+
+    def unblank(self):
+        """Back from a dormant spell: the displays on at the next render, the LEDs written
+        again."""
+        for d in self.board.displays:
+            d.set_on(True)
+        self.leds = -1
+
     def hand_over(self, usb):
         """The board goes to a USB host (not during a game): Ctrl-C back (`usb`, the board's
         usbguard.UsbGuard or None), the buzzer and the LEDs quiet, the displays say so."""
@@ -592,6 +624,43 @@ class View:
         for side, text in ((0, b"USb "), (1, b"StoP")):
             segments.encode_points(self.segs[side], text, 0, self.ui.at)
             b.displays[side].show(self.segs[side], 0)
+
+
+class Idle:
+    """An idle clock's dormant spells: untouched (no button, no lever edge) for IDLE_MS at
+    the ready screen or after a result, on cells, the displays, the LEDs and the buzzer off
+    and the board dormant until a button or a lever closes (board.dormant, dormant.py;
+    docs/battery.md has the current); the key that woke it does nothing else
+    (Buttons.swallow), nor does the lever (levers.restart). RAM keeps the game, the
+    settings and the screen; the µs timer stands still meanwhile. On USB power (the host's
+    port and mpremote stay up), or on a board without `power`, the count starts again.
+    `App` counts the edges (`touch`) and asks after each wakeup (`sleep`)."""
+
+    def __init__(self, board, view):
+        self.board = board
+        self.view = view
+        self.touched = 0  # the last button or lever edge's wakeup (ms)
+
+    def touch(self, now, rang):
+        """The wakeup at `now` (ms) found the doorbell's `rang` bits (1 levers, 2 buttons)."""
+        if rang & 3:
+            self.touched = now
+
+    def sleep(self, now, state):
+        """Dormant when idle (see the class doc) as of `now` (ms) with the game in `state`;
+        True when it was (the loop then polls and draws everything at once)."""
+        if now - self.touched < IDLE_MS or state not in _REBASE_STATES:
+            return False
+        self.touched = now
+        b = self.board
+        power = getattr(b, "power", None)
+        if power is None or power.on_usb():
+            return False
+        self.view.blank()
+        b.dormant()
+        b.buttons.swallow(now)
+        self.view.unblank()
+        return True
 
 
 class HeapLock:

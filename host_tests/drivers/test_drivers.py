@@ -2,6 +2,7 @@
 board.py builds them), buttons, buzzer, and the fake `machine` itself (pins, IRQs, timers,
 PWM, ADC, watchdog). Virtual time only; nothing sleeps."""
 
+import dormant
 import machine
 import pytest
 import rp2
@@ -709,6 +710,33 @@ class TestLevers:
         assert bell[0] == 2
         assert len(events(lv)) == 2
 
+    def test_restart_after_a_dormant_spell_keeps_stamps_exact(self, board):
+        """The chip dormant (the fake's lightsleep: its timer stands still for the spell):
+        restart() puts the machines in step with the timer again; the lever that woke it,
+        still held, is no press; the next press is stamped at its edge."""
+        lv = make_levers()
+        machine.press(LEFT_PIN)
+        first = ticks(board)
+        machine.advance_ms(100)
+        machine.release(LEFT_PIN)
+        machine.advance_ms(50)
+        assert events(lv) == [(0, first)]
+        masks = dormant.wake_masks((LEFT_PIN,))
+        machine.mem32[0x40014160] = masks[0]
+        machine.after(3_000_000, lambda: machine.press(LEFT_PIN))
+        machine.lightsleep()
+        machine.mem32[0x40014160] = 0
+        assert board.stopped == 3_000_000  # the spell: the timer stood still
+        lv.restart()
+        machine.advance_ms(200)
+        assert events(lv) == []  # held through the restart: armed once released
+        machine.release(LEFT_PIN)
+        machine.advance_ms(QUIET_MS)
+        machine.advance(7)
+        machine.press(RIGHT_PIN)
+        t = ticks(board)
+        assert events(lv) == [(1, t)]
+
     def test_release_bounce_restarts_the_quiet_time(self, board):
         lv = make_levers()
         machine.press(LEFT_PIN)
@@ -785,6 +813,43 @@ def run(btn, mask, start, stop, step=10):
     return out
 
 
+class TestDormant:
+    """dormant.py: the wake edges enabled around MicroPython's lightsleep, VBUS read."""
+
+    def test_the_wake_pins_edge_low_bits(self):
+        assert dormant.wake_masks((6, 7, 10, 11, 12, 13)) == (0x44000000, 0x00444400, 0, 0)
+        assert dormant.wake_masks((24,)) == (0, 0, 0, 4)
+
+    def test_sleep_clears_old_edges_enables_the_wake_and_disables_it_after(self):
+        mem = {}
+        writes = []
+
+        class Mem:
+            def __setitem__(self, addr, v):
+                writes.append((addr, v))
+                mem[addr] = v
+
+        def lightsleep():
+            assert mem[0x40014160] == 0x44000000 and mem[0x40014164] == 0x00440000
+            writes.append("sleep")
+
+        class Vbus:
+            level = 0
+
+            def value(self):
+                return self.level
+
+        vbus = Vbus()
+        d = dormant.Dormant(vbus, (6, 7, 12, 13), Mem(), lightsleep)
+        assert not d.on_usb()
+        vbus.level = 1
+        assert d.on_usb()
+        d.sleep()
+        assert writes[:2] == [(0x400140F0, 0x44000000), (0x40014160, 0x44000000)]
+        assert writes[4] == "sleep"
+        assert mem[0x40014160] == mem[0x40014164] == 0 and d.wakes == 1
+
+
 class TestButtons:
     def test_short_press_fires_on_release(self):
         b = Buttons()
@@ -793,6 +858,25 @@ class TestButtons:
         evs = run(b, 0, 200, 300)
         assert evs == [(230, PLAY << 2 | SHORT)]
         assert button_of(evs[0][1]) == PLAY and kind_of(evs[0][1]) == SHORT
+
+    def test_a_swallowed_button_gives_no_event_until_released(self):
+        levels = [1, 0, 0, 1]  # SET (1) and MINUS (2) down (active low)
+        b = Buttons([lambda i=i: levels[i] for i in range(4)])
+        b.swallow(1_000)
+        assert b.muted == bit(SET) | bit(MINUS)
+        for t in range(1_000, 4_000, 10):  # no LONG, no REPEAT while held
+            assert b.poll(t) == 0
+            assert b.next_due(t) == -1
+        levels[1] = levels[2] = 1  # released: nothing either
+        assert run(b, 0, 4_000, 4_100) == []
+        assert b.muted == 0 and b.held_mask == 0
+        levels[1] = 0  # the next press is a press
+        b.poll(4_100)
+        b.poll(4_140)
+        levels[1] = 1
+        b.poll(4_200)
+        b.poll(4_240)
+        assert b.pop() == (SET << 2 | SHORT)
 
     def test_bounce_is_filtered(self):
         b = Buttons()

@@ -107,3 +107,23 @@ def test_the_lcd_build_outlasts_the_led_build_and_keeps_ten_hours_after_the_warn
         assert lcd[name]["warning"][2] < led[name]["warning"][2]
         # and its level table is the LED build's (battery.LEVELS serves both)
         assert lcd["tables"][name] == model["tables"][name]
+
+
+def test_the_dormant_clock_is_the_picos_milliamp_and_the_displays_standby(model):
+    """The idle clock's dormant state (app.Idle): the Pico's published 0.9 mA, the displays
+    off but powered (their standby, assumed, is most of it); the LCD build, whose glasses
+    draw less, lasts longer in the box, both far longer than awake."""
+    import app
+
+    assert energy.IDLE_MIN * 60_000 == app.IDLE_MS
+    assert energy.PICO_DORMANT_MA <= 1.0
+    idle = model["idle"]
+    pico_mw = energy.PICO_MEASURED_AT_V * energy.PICO_DORMANT_MA
+    awake_h = {
+        "led": model["levels"][energy.DEFAULT_BRIGHTNESS]["alkaline"]["hours"],
+        "lcd": model["lcd"]["alkaline"]["hours"],
+    }
+    for build in ("led", "lcd"):
+        assert pico_mw < idle[build]["mw"] < 2.5 * pico_mw + 15, build
+        assert idle[build]["alkaline"] * 24 > 5 * awake_h[build], build
+    assert idle["lcd"]["alkaline"] > idle["led"]["alkaline"]

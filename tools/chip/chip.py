@@ -133,11 +133,13 @@ def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     return bytes(out)
 
 
-def wiring(display="led"):
+def wiring(display="led", vbus=True):
     """What run.mjs puts on the pins: the LED build's TM1637s, or (`display="lcd"`) the LCD
-    build's two HT1621 glasses on the same GP2-GP5."""
+    build's two HT1621 glasses on the same GP2-GP5; GP24, the Pico's VBUS sense, high while
+    USB powers the board (`vbus`: the emulated host is on the USB port either way)."""
     lcd = display == "lcd"
     return {
+        "vbus": bool(vbus),
         "displays": [] if lcd else [list(p) for p in DISPLAY_PINS],
         "lcd": list(LCD_PINS) if lcd else None,
         "switches": sorted(PINS.values()),
@@ -173,22 +175,29 @@ PIO_START_BITS = 0x303  # lever_pio.START_BITS: PIO1 machines 0 and 1, enable + 
 def pio_stamps(rec):
     """The lever stamps the firmware computes from PIO1's words (lever_pio.stamp), each with
     the switch edge it is for: [(edge_ns, gpio, instant_ns, ticks)]. The origin is the µs
-    timer's value (TIMERAWL = floor(ns / 1000) on rp2040js) when the start wrote CTRL;
-    instant_ns is the stamp as an instant (its µs), so instant_ns - edge_ns is its error.
-    The edge is the last closing edge of that lever before the word came."""
-    starts = [t for t, v in rec.get("pio1_ctrl", []) if v & PIO_START_BITS == PIO_START_BITS]
-    if not starts:
-        return []
-    origin = (starts[0] // 1000) & TICKS_MASK
+    timer's value (TIMERAWL = floor(timer ns / 1000) on rp2040js) when the last start
+    before the word wrote CTRL (a restart after a dormant spell starts them again);
+    instant_ns is the stamp as an instant on the board's clock (the timer counts 1 µs a µs
+    from that start on), so instant_ns - edge_ns is its error. The edge is the last closing
+    edge of that lever before the word came."""
+    starts = [
+        (x[0], int(x[2]) if len(x) > 2 else x[0])  # (board ns, timer ns) of each start
+        for x in rec.get("pio1_ctrl", [])
+        if x[1] & PIO_START_BITS == PIO_START_BITS
+    ]
     out = []
     for t, sm, word in rec["pushes"]:
         gpio = LEVER["left"] if sm == 0 else LEVER["right"]
         closed = [e for e, g, level in rec["edges"] if g == gpio and level == 0 and e <= t]
-        if not closed:
+        began = [s for s in starts if s[0] <= t]
+        if not closed or not began:
             continue
         edge = closed[-1]
+        t0, timer0 = began[-1]
+        origin = (timer0 // 1000) & TICKS_MASK
         value = (origin + 1 - (word & TICKS_MASK)) & TICKS_MASK
-        d = ((value - edge // 1000 + (1 << 29)) & TICKS_MASK) - (1 << 29)
+        at_edge = (timer0 + edge - t0) // 1000  # the timer's count at the edge
+        d = ((value - at_edge + (1 << 29)) & TICKS_MASK) - (1 << 29)
         out.append((edge, gpio, (edge // 1000 + d) * 1000, value))
     return out
 
@@ -336,13 +345,14 @@ class Chip:
             raise ChipError("%s is not set: give a MicroPython rp2 .uf2 for the Pico" % UF2_ENV)
         return cls(uf2, bootrom_path(environ, uf2), root)
 
-    def session(self, flash=None, display=None, clocks="fixed"):
+    def session(self, flash=None, display=None, clocks="fixed", vbus=True):
         """A powered-up board running this firmware (or the given flash image), with the
         LED build's displays or (`display="lcd"`) the LCD build's glasses on its pins
         (None: the chip's build).
         `clocks`: "fixed" (every core cycle 8 ns, what the chip tests are written for) or
-        "model" (the RP2040's clock tree from power-up, tools/chip/clocks.mjs; docs/chip.md)."""
-        return Session(self, flash, self.display if display is None else display, clocks)
+        "model" (the RP2040's clock tree from power-up, tools/chip/clocks.mjs; docs/chip.md).
+        `vbus`: USB power (GP24 high); False runs the board on cells."""
+        return Session(self, flash, self.display if display is None else display, clocks, vbus)
 
     def twin(self, session, until_ms):
         """A new session that repeats `session`'s inputs up to (not including) `until_ms`
@@ -351,7 +361,7 @@ class Chip:
         app ignores USB (usbguard.py), is to stop its twin just before the game starts."""
         if session.boots != 1:
             raise ChipError("a twin repeats one power-up only")
-        twin = Session(self, None, session.display, session.clocks)
+        twin = Session(self, None, session.display, session.clocks, session.vbus)
         for gpio, pressed, at in session.inputs:
             if at < until_ms:
                 twin.pin(gpio, pressed, at)
@@ -391,9 +401,10 @@ class Session:
     board's time in ms (0 at power-up; a power cycle starts again at 0). Use as a context
     manager, or call close()."""
 
-    def __init__(self, chip, flash=None, display="led", clocks="fixed"):
+    def __init__(self, chip, flash=None, display="led", clocks="fixed", vbus=True):
         self.display = display  # the displays on the pins (Chip.session)
         self.clocks = clocks  # the emulator's clocks mode (Chip.session)
+        self.vbus = vbus  # USB power (Chip.session)
         self._tmp = tempfile.TemporaryDirectory(prefix="chip-")
         tmp = Path(self._tmp.name)
         (tmp / "bootrom.bin").write_bytes(chip.bootrom)
@@ -418,7 +429,7 @@ class Session:
             op="init",
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
-            wiring=wiring(display),
+            wiring=wiring(display, vbus),
             clocks=clocks,
         )
 

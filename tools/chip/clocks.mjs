@@ -457,6 +457,15 @@ export class ClockTree {
     this.timerAnchor = [this.clock.nanos, this.timerNs()];
     this.timerRate = rate;
     for (const alarm of this.timer.alarms) this._rescheduleAlarm(alarm);
+    // The watchdog counts down on the same ticks (datasheet 4.7; two a tick, RP2040-E1, as
+    // rp2040js's 2 MHz): it stands still while they do (a dormant crystal) and follows
+    // their rate.
+    const wd = this.mcu.peripherals[0x40058];
+    const on = rate > 0;
+    if (on) wd.timer.frequency = 2 * MHZ * rate;
+    wd.tickEnable = on;
+    wd.timer.enable = wd.enable && on;
+    wd.alarm.enable = wd.enable && on;
   }
 
   _hookDormantWake() {

@@ -43,6 +43,7 @@ import { HT1621, HT1621Bus } from './ht1621.mjs';
 import { TM1637 } from './tm1637.mjs';
 
 const MS = 1_000_000;
+const VBUS_GPIO = 24; // the Pico's VBUS sense: high on USB power (hardware/README.md)
 
 class Session {
   constructor(init) {
@@ -82,6 +83,7 @@ class Session {
       board.lcds = [new HT1621(board, bus, csLeft, 'left'), new HT1621(board, bus, csRight, 'right')];
     }
     for (const g of w.switches) board.pullUp(g); // released switch: the line idles high
+    if (w.vbus !== false) board.pullUp(VBUS_GPIO); // the Pico's VBUS divider: USB power
     for (const g of w.switches) {
       board.watch(g, (level, t) => rec.edges.push([t, g, level]));
     }
@@ -104,7 +106,9 @@ class Session {
     });
     const writeCtrl = pio1.writeUint32.bind(pio1);
     pio1.writeUint32 = (offset, value) => {
-      if (offset === 0) rec.pio1Ctrl.push([board.nanos, value >>> 0]);
+      // with the µs timer's own ns then (the board's in the fixed clocks, clocks.mjs's)
+      const timerNs = Math.floor(board.mcu.peripherals[0x40054].clock.nanos);
+      if (offset === 0) rec.pio1Ctrl.push([board.nanos, value >>> 0, timerNs]);
       writeCtrl(offset, value);
     };
     // A switch pressed inside the next flash erase or program (arm_flash_press).

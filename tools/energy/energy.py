@@ -94,6 +94,16 @@ BUZZER_DUTY = 10 / 3600
 # 5 V; the figure was not found through the project's sources). The glass itself (a few nF
 # of segments switched at the frame rate) adds microamps.
 HT1621_MA = 0.3
+# ---------------------------------------------------------------------------- dormant
+# A Pico in MicroPython's machine.lightsleep() without a period (the XOSC dormant the idle
+# clock uses: App's Idle, dormant.py): about 0.9 mA from its USB port. Published: the
+# measurement in the commit that added lightsleep to MicroPython's rp2 port (its author,
+# 2022: 0.9 mA dormant, 1.5 mA in a timed lightsleep). Taken at 5 V as the figures above.
+PICO_DORMANT_MA = 0.9
+IDLE_MIN = 10  # app.IDLE_MS (host_tests/tools/test_energy.py checks it)
+# While dormant the displays are switched off but stay powered from 3V3: a TM1637 keeps its
+# own supply current (TM1637_IDLE_MA, an assumption), an HT1621 with LCD OFF keeps its
+# oscillator and bias running (HT1621_MA, the same assumption as lit).
 # The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
 # of a turn, instead of being lit the whole game.
 LCD_LED_DUTY = 60 / 2000
@@ -275,6 +285,19 @@ def lcd_model(profile):
     return out
 
 
+def idle_model():
+    """The dormant clock per build: its power at VSYS (mW), the cells' current at 1.2 V a
+    cell (mA), and the days fresh cells of each kind last in the box."""
+    out = {}
+    for build, displays_ma in (("led", 2 * TM1637_IDLE_MA), ("lcd", 2 * HT1621_MA)):
+        p = PICO_MEASURED_AT_V * PICO_DORMANT_MA + V3V3 * displays_ma / EFFICIENCY
+        row = {"mw": p, "total_ma": cell_ma(p, 1.2)}
+        for name, curve, mah in KINDS:
+            row[name] = hours_left(curve, mah, p, 0.0) / 24
+        out[build] = row
+    return out
+
+
 def cell_ma(p_mw, v_cell):
     """The cells' current (mA) for `p_mw` at VSYS when each cell is at v_cell."""
     vsys = CELLS * v_cell - DIODE_V
@@ -351,7 +374,13 @@ def model(profile=None):
         levels.append(row)
     p_default = load_mw(DEFAULT_BRIGHTNESS, profile)
     tables = {name: level_table(curve, mah, p_default) for name, curve, mah in KINDS}
-    return {"profile": profile, "levels": levels, "tables": tables, "lcd": lcd_model(profile)}
+    return {
+        "profile": profile,
+        "levels": levels,
+        "tables": tables,
+        "lcd": lcd_model(profile),
+        "idle": idle_model(),
+    }
 
 
 def _fraction_at(curve, vsys):
@@ -429,6 +458,23 @@ def markdown(m):
             lcd["NiMH"]["warning"][2] / 1000,
             lcd["NiMH"]["after_warning"],
             lcd["NiMH"]["after_warning_derated"],
+        ),
+    ]
+    idle = m["idle"]
+    lines += [
+        "",
+        "Dormant (idle %d min at the ready screen on cells): the Pico %.1f mA at 5 V, the"
+        " displays off but powered; LED build %.1f mA from cells at 1.2 V (%.0f days on"
+        " alkaline cells, %.0f on NiMH), LCD build %.1f mA (%.0f and %.0f days)."
+        % (
+            IDLE_MIN,
+            PICO_DORMANT_MA,
+            idle["led"]["total_ma"],
+            idle["led"]["alkaline"],
+            idle["led"]["NiMH"],
+            idle["lcd"]["total_ma"],
+            idle["lcd"]["alkaline"],
+            idle["lcd"]["NiMH"],
         ),
     ]
     return "\n".join(lines)

@@ -29,13 +29,16 @@ class VirtualTime:
 
     def __init__(self, start_us=TICKS_PERIOD - 5_000_000):
         self.us = start_us  # unbounded virtual microseconds; ticks are this modulo the period
+        # µs the chip's timer stood still while the world's time ran (a dormant chip: its
+        # crystal stopped): ticks are the world's time less these
+        self.stopped = 0
         self.sleepers = []
 
     def ticks_us(self):
-        return self.us & TICKS_MAX
+        return (self.us - self.stopped) & TICKS_MAX
 
     def ticks_ms(self):
-        return (self.us // 1000) & TICKS_MAX
+        return ((self.us - self.stopped) // 1000) & TICKS_MAX
 
     def ticks_cpu(self):
         return self.ticks_us()

@@ -31,8 +31,20 @@ Behaviour copied from the rp2 port (facts, not code):
   value set (the board rounds it to the slice's resolution).
 - `ADC(0..4 | 26..29 | Pin)`: read_u16 gives the 12-bit reading scaled to 16 bits.
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
-- `mem32[addr]`: only the watchdog's eight scratch registers (WATCHDOG_BASE 0x40058000 +
-  0x0c..0x28), 32-bit words, 0 at power-up (`host_reset`); any other address raises.
+- `mem32[addr]`: the watchdog's eight scratch registers (WATCHDOG_BASE 0x40058000 +
+  0x0c..0x28), 32-bit words, 0 at power-up (`host_reset`); IO_BANK0's DORMANT_WAKE_INTE0..3
+  (read and written) and INTR0..3 (writes: edges cleared, nothing latched here); any other
+  address raises.
+- `lightsleep(ms)` advances time; `lightsleep()` is the XOSC dormant: the chip's timer
+  stands still (`vtime.current.stopped` grows: ticks_us and the timer register do not move)
+  and the watchdog with it, while the world's time runs until a pin with an edge-low
+  dormant wake enabled falls (ValueError with none enabled, RuntimeError when no event can
+  ever wake it). Only the outside world's events (`after(..., irq=True)`) run meanwhile: a
+  host's stop (irq=False) waits for the wake, as no Python runs before it. The fake's PIO
+  machines and timers are not stopped (a deviation: nothing the firmware does while dormant
+  depends on them, and it puts the lever machines in step again after a wake).
+- GPIO24 is the Pico's VBUS sense: driven high (USB power) from power-up; `set_vbus(False)`
+  runs the board on cells.
 
 Line model: every GPIO has a resolved level from (in order) the chip's own drive (OUT, or
 OPEN_DRAIN at 0), the external drivers (test/simulator; any 0 wins, wired-AND), the pull
@@ -108,20 +120,28 @@ class _Board:
         self.cause = PWRON_RESET
         self.cpu_hz = 125_000_000
         self.scratch = [0] * 8  # WATCHDOG SCRATCH0..7
+        self.dormant_wake = [0] * 4  # IO_BANK0 DORMANT_WAKE_INTE0..3
         self.interrupts = 0  # IRQ handlers delivered (pins, timers, PIO): `interrupts()`
 
 
 _board = _Board()
 resets = _board.resets
+_VBUS = 24
 
 
 def host_reset():
     """A fresh board: forget pins, timers, PWM, ADC values, watchdog and interrupt state,
-    and the VM's keyboard-interrupt state (micropython.host_reset)."""
+    and the VM's keyboard-interrupt state (micropython.host_reset). USB powers it."""
     global _board, resets
     _board = _Board()
     resets = _board.resets
     micropython.host_reset()
+    set_vbus(True)
+
+
+def set_vbus(present):
+    """Host API: USB power present (GPIO24, the Pico's VBUS sense, high) or not (cells)."""
+    Pin(_VBUS).drive(1 if present else 0, "vbus")
 
 
 def _deliver(fn, arg, hard):
@@ -481,6 +501,12 @@ def now_us():
     return vtime.current.us
 
 
+def timer_us():
+    """The chip's µs timer (unbounded): virtual time less the spells it stood still."""
+    vt = vtime.current
+    return vt.us - vt.stopped
+
+
 def hook_sleep():
     """Route time.sleep_us / sleep_ms through advance(), so timers fire during sleeps.
     vtime.install() undoes it; call again after installing a new clock."""
@@ -750,20 +776,28 @@ def irq_enabled():
 
 
 _SCRATCH0 = 0x4005800C
+_INTR0 = 0x400140F0  # IO_BANK0 INTR0..3: raw interrupts (edges write-1-to-clear)
+_WAKE_INTE0 = 0x40014160  # IO_BANK0 DORMANT_WAKE_INTE0..3
 
 
 class _Mem32:
-    def _index(self, addr):
-        i = (addr - _SCRATCH0) >> 2
-        if addr & 3 or not 0 <= i < 8:
-            raise ValueError("the fake mem32 has only the watchdog's scratch registers")
-        return i
+    def _reg(self, addr):
+        for base, n, name in ((_SCRATCH0, 8, "scratch"), (_WAKE_INTE0, 4, "dormant_wake")):
+            i = (addr - base) >> 2
+            if not addr & 3 and 0 <= i < n:
+                return getattr(_board, name), i
+        if not addr & 3 and 0 <= (addr - _INTR0) >> 2 < 4:
+            return None, 0
+        raise ValueError("mem32[0x%08x] is not modelled" % addr)
 
     def __getitem__(self, addr):
-        return _board.scratch[self._index(addr)]
+        regs, i = self._reg(addr)
+        return regs[i] if regs is not None else 0
 
     def __setitem__(self, addr, value):
-        _board.scratch[self._index(addr)] = value & 0xFFFFFFFF
+        regs, i = self._reg(addr)
+        if regs is not None:
+            regs[i] = value & 0xFFFFFFFF
 
 
 mem32 = _Mem32()
@@ -800,7 +834,48 @@ def idle():
 def lightsleep(ms=None):
     if ms is not None:
         advance_ms(ms)
+        return
+    wake = [
+        g
+        for g in range(_NUM_GPIO)
+        if _board.dormant_wake[g >> 3] >> ((g & 7) * 4) & 4  # EDGE_LOW
+    ]
+    if not wake:
+        raise ValueError("dormant with no edge-low wake pin: the chip would never wake")
+    vt = vtime.current
+    t0 = vt.us
+    fell = []
+
+    def watch(gpio, level):
+        if level == 0:
+            fell.append(gpio)
+
+    pins = [Pin(g) for g in wake]
+    for pin in pins:
+        pin.watch(watch)
+    wdt = _board.wdt
+    _board.wdt = None  # its tick stops with the crystal
+    try:
+        while not fell:
+            due, _ = _next_due(float("inf"), irq_only=True)
+            if due is None:
+                raise RuntimeError("dormant for ever: no event left to wake the chip")
+            _board.events.remove(due)
+            if due[0] > vt.us:
+                vt.us = due[0]
+            due[2]()
+    finally:
+        for pin in pins:
+            pin.unwatch(watch)
+        spell = vt.us - t0
+        vt.stopped += spell
+        if wdt is not None:
+            wdt._deadline += spell
+            _board.wdt = wdt
 
 
 def bootloader():
     raise Reset("machine.bootloader()")
+
+
+set_vbus(True)  # the board powers up on USB (host_reset does the same)

@@ -969,10 +969,10 @@ class _Ptr32:
     def __getitem__(self, index):
         if index or self.address != _TIMERAWL:
             raise NotImplementedError("ptr32 read not modelled")
-        v = machine.now_us() & 0xFFFFFFFF
+        v = machine.timer_us() & 0xFFFFFFFF
         if v == _Ptr32.last_timer:  # the CPU spins on the timer: it ticks
             machine.advance(1, irq_only=True)
-            v = machine.now_us() & 0xFFFFFFFF
+            v = machine.timer_us() & 0xFFFFFFFF
         _Ptr32.last_timer = v
         return v
 

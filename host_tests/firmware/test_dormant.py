@@ -1,0 +1,107 @@
+"""An idle clock goes dormant, on the simulated board with the real firmware: untouched for
+app.IDLE_MS at the ready screen on cells (VBUS low), the displays and LEDs go off and the
+chip is dormant (board.dormant, dormant.py: the fake machine's lightsleep stops the chip's
+timer and watchdog until a wake pin falls); a button or a lever wakes it to where it was,
+that key or lever doing nothing else; on USB power, or while a game runs, it never goes
+dormant."""
+
+import machine
+import pytest
+
+from simboard.firmware import BUTTON, LEVER, SimulatedClock
+
+BATTERY_ADC = 3  # ADC3 reads VSYS / 3
+HOUR_MS = 3_600_000
+
+
+def booted(tmp_path, cells=True):
+    c = SimulatedClock(tmp_path)
+    machine.set_adc_volts(BATTERY_ADC, 4.2 / 3)
+    machine.set_vbus(not cells)
+    c.run_ms(500)
+    return c
+
+
+def at_ms(ms, fn):
+    """`fn` as an event of the outside world `ms` from now (it runs while the chip is
+    dormant too)."""
+    machine.after(ms * 1000, fn)
+
+
+def tap_at(ms, pin, hold_ms=80):
+    at_ms(ms, lambda: machine.press(pin))
+    at_ms(ms + hold_ms, lambda: machine.release(pin))
+
+
+@pytest.fixture
+def idle_ms(tmp_path):
+    c = booted(tmp_path)
+    yield c, c.module("app").IDLE_MS
+    assert not (tmp_path / "errors.log").exists(), (tmp_path / "errors.log").read_text()
+
+
+def test_idle_on_cells_it_goes_dormant_and_a_key_wakes_it_to_where_it_was(idle_ms):
+    c, idle = idle_ms
+    before = c.displays()
+    seen = []
+    at_ms(idle - 5_000, lambda: seen.append((c.segments(0), c.segments(1), c.leds())))
+    at_ms(idle + 40_000, lambda: seen.append((c.segments(0), c.segments(1), c.leds())))
+    tap_at(idle + HOUR_MS, BUTTON["plus"])  # an hour in the box, then PLUS
+    mono0 = c.app.mono.ms
+    c.run_ms(idle + 40_000)  # the run ends at the wake: no Python runs before it
+    assert machine.now_us() >= c.at_us(0) + (idle + HOUR_MS) * 1000
+    assert c.app.board.power.wakes == 1
+    awake, asleep = seen
+    assert any(awake[0]) and awake[2] == (0, 0)
+    assert asleep == (bytes(4), bytes(4), (0, 0))  # both displays off, the LEDs too
+    # The chip's timer stood still through the hour: the app's clock moved by the idle
+    # time and the wakeups around it, not by the hour.
+    c.run_ms(1_000)
+    assert idle <= c.app.mono.ms - mono0 < idle + 60_000
+    # Back where it was: the ready screen (PLUS, the key that woke it, opened no info page)
+    assert c.displays() == before
+    # and the clock plays as ever: a lever starts White's clock.
+    c.press("left")
+    c.run_ms(2_000)
+    assert c.leds() == (0, 1)
+    assert c.app.ui.game.running == 1
+
+
+def test_the_lever_that_wakes_it_starts_no_game(idle_ms):
+    c, idle = idle_ms
+    tap_at(idle + 60_000, LEVER["left"])
+    c.run_ms(idle + 40_000)
+    c.run_ms(1_000)
+    g = c.app.ui.game
+    assert c.app.board.power.wakes == 1
+    assert g.state == c.module("engine").READY and c.leds() == (0, 0)
+    c.run_ms(100)
+    c.press("left")  # the next press is the game's start
+    c.run_ms(1_000)
+    assert g.running == 1 and c.leds() == (0, 1)
+
+
+def test_each_idle_spell_goes_dormant_again(idle_ms):
+    c, idle = idle_ms
+    tap_at(idle + 60_000, BUTTON["set"])
+    tap_at(2 * idle + 120_000, BUTTON["set"])
+    c.run_ms(idle + 40_000)
+    c.run_ms(idle + 40_000)
+    assert c.app.board.power.wakes == 2
+
+
+def test_on_usb_power_it_stays_awake(tmp_path):
+    c = booted(tmp_path, cells=False)
+    idle = c.module("app").IDLE_MS
+    c.run_ms(idle + 60_000)
+    assert c.app.board.power.wakes == 0
+    assert c.displays() == (("1h30", False), ("1h30", False))
+
+
+def test_a_running_game_never_goes_dormant(idle_ms):
+    c, idle = idle_ms
+    c.press("left")  # White (right) thinks for longer than the idle time
+    c.run_ms(idle + 60_000)
+    g = c.app.ui.game
+    assert c.app.board.power.wakes == 0
+    assert g.state == c.module("engine").RUNNING and c.leds() == (0, 1)
