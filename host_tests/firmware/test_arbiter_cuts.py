@@ -24,14 +24,15 @@ import pytest
 import ui as U
 from test_journal_cuts import JPlay
 from test_power_cuts import (
+    CutCheck,
     Play,
     as_rows,
-    assert_clean,
     boot,
     fixed_ident,  # noqa: F401 (the fixture)
     flash_with,
     message,
     new_fs,
+    powered_up,
     records,
     sweep,
 )
@@ -69,20 +70,17 @@ def kept(g):
     return [list(e[4:5] + e[1:4] + e[5:]) for e in g.arbiter_log if e[1] > E.ACT_RESUME]
 
 
-class Kept:
+class Kept(CutCheck):
     """The check after a cut (see the module doc)."""
 
     def __init__(self, old, entry, moves):
+        super().__init__()
         self.old = old  # the game's snapshot as saved before the correction
         self.entry = entry  # the correction as the game keeps it
         self.moves = moves  # every half-move of the whole game
-        self.seen = set()
 
     def __call__(self, fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        recs = records(fs)
-        offered = app.ui.screen == U.S_RESUME
+        app, recs, offered = powered_up(fs)
         assert offered != (len(recs) == 1), (k, offered, len(recs))
         if not offered:
             rec = recs[0]

@@ -21,13 +21,14 @@ import ui_arbiter
 from test_journal_cuts import JPlay, dry, state
 from test_power_cuts import (
     IDENT,
+    CutCheck,
     Play,
     as_rows,
-    assert_clean,
     boot,
     fixed_ident,  # noqa: F401 (the fixture)
     flash_with,
     new_fs,
+    powered_up,
     records,
     sweep,
 )
@@ -44,7 +45,7 @@ def slots(fs):
     return [p for p in fs.files if p.startswith("/journal.d/s")]
 
 
-class OfferedOrRecorded:
+class OfferedOrRecorded(CutCheck):
     """The check after a cut while a game is given up: the power-up offers it exactly as it
     stood (`want`: state() of it), with no record; or it is recorded once, unfinished, for
     `reason`, with every move, and neither game.json nor the journal holds it. `then`: the
@@ -52,16 +53,14 @@ class OfferedOrRecorded:
     abandon the ` -- ` result when the power-up wrote the record, else the ready clock)."""
 
     def __init__(self, want, reason, then):
+        super().__init__()
         self.want = want
         self.reason = reason
         self.then = then
-        self.seen = set()
 
     def __call__(self, fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        recs = records(fs)
-        if app.ui.screen == U.S_RESUME:
+        app, recs, offered = powered_up(fs)
+        if offered:
             assert recs == [], k
             g = Play(app, 50_000_000).accept_offer().game
             assert state(g) == self.want, k
@@ -155,10 +154,8 @@ def test_a_cut_while_an_unreadable_game_is_given_up_offers_it_again_or_has_recor
     seen = set()
 
     def check(fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        recs = records(fs)
-        if app.ui.screen == U.S_RESUME:
+        app, recs, offered = powered_up(fs)
+        if offered:
             assert recs == [] and app.fs.files["/game.json"] == original, k
             seen.add("offered")
             return

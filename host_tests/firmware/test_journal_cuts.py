@@ -22,14 +22,15 @@ import game_state
 import pytest
 import ui as U
 from test_power_cuts import (
+    CutCheck,
     ExactlyOnce,
     Play,
     as_rows,
-    assert_clean,
     boot,
     fixed_ident,  # noqa: F401 (the fixture)
     flash_with,
     new_fs,
+    powered_up,
     records,
     sweep,
 )
@@ -88,19 +89,18 @@ def as_paused(g, at, at_us=0):
     return state(r)
 
 
-class Offered:
+class Offered(CutCheck):
     """The check after a cut: the power-up offers one of `states` (READY: shows the ready
     clock), and accepted the game is exactly that state."""
 
     def __init__(self, *states):
+        super().__init__()
         self.states = states
-        self.seen = set()
 
     def __call__(self, fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        assert records(fs) == [], k
-        if app.ui.screen != U.S_RESUME:
+        app, recs, offered = powered_up(fs)
+        assert recs == [], k
+        if not offered:
             assert READY in self.states, k
             assert app.ui.game.state == E.READY, k
             self.seen.add(READY)

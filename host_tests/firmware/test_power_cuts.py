@@ -156,6 +156,23 @@ def assert_clean(fs):
             json.loads(data)
 
 
+def powered_up(fs):
+    """The power-up after a cut, on flash `fs`, its files checked whole (assert_clean):
+    (app, the game's records, whether it offers a game to resume)."""
+    app = boot(fs)
+    assert_clean(fs)
+    return app, records(fs), app.ui.screen == U.S_RESUME
+
+
+class CutCheck:
+    """A sweep's check after each cut (`sweep` calls it with the flash and the cut's step):
+    a subclass's __call__ powers up (`powered_up`) and checks what it offers and records;
+    `seen` collects the outcomes met, for the test to ask that each was."""
+
+    def __init__(self):
+        self.seen = set()
+
+
 def as_rows(entries):
     return [list(e) for e in entries]
 
@@ -214,18 +231,15 @@ def resumed_then_paused(p):
     p.accept_offer().resume().moves(10).pause()
 
 
-class ExactlyOnce:
+class ExactlyOnce(CutCheck):
     """The check after a cut while a result was recorded (or repaired at power-up)."""
 
     def __init__(self, moves):
+        super().__init__()
         self.moves = moves  # every half-move of the game, as the record must hold them
-        self.seen = set()
 
     def __call__(self, fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        recs = records(fs)
-        offered = app.ui.screen == U.S_RESUME
+        app, recs, offered = powered_up(fs)
         assert offered != (len(recs) == 1), (k, offered, len(recs))
         assert len(recs) <= 1, k
         if not offered:
@@ -286,19 +300,18 @@ def test_recording_a_flag_loss_is_exactly_once(model):
 
 
 # ------------------------------------------------------------------ saving the game
-class Resumable:
+class Resumable(CutCheck):
     """The check after a cut while a stopped game was saved: it is offered, and comes back
     as the old save or the new one, whole (times and log agree)."""
 
     def __init__(self, old, new):
+        super().__init__()
         self.states = (old, new)  # (state, log rows, remaining times)
-        self.seen = set()
 
     def __call__(self, fs, k):
-        app = boot(fs)
-        assert_clean(fs)
-        assert app.ui.screen == U.S_RESUME, k
-        assert records(fs) == [], k
+        app, recs, offered = powered_up(fs)
+        assert offered, k
+        assert recs == [], k
         g = Play(app).accept_offer().game
         got = (g.state, as_rows(g.log_entries()), (g.remaining(0, 0), g.remaining(1, 0)))
         assert got in self.states, k
@@ -361,8 +374,7 @@ def test_saving_settings_keeps_the_old_or_the_new_ones(model):
     seen = set()
 
     def check(fs, k):
-        app = boot(fs)
-        assert_clean(fs)
+        app, _recs, _offered = powered_up(fs)
         assert app.ui.screen == U.S_GAME, k  # no "SEt dEF" / "SEt FIX" message
         assert app.ui.settings in (old, new), k
         seen.add(app.ui.settings == new)
