@@ -88,7 +88,7 @@ WDT_MS = const(8_000)  # watchdog timeout (the RP2040 allows up to 8.3 s)
 FEED_MS = const(4_000)  # the loop wakes at least this often: watchdog, monotonic clock
 BATTERY_MS = const(30_000)  # battery reading while the game is ready (only then), ms
 # An idle clock (no button, no lever this long at the ready screen or after a result) on
-# cells goes dormant (App._dormant), ms
+# cells goes dormant (Idle, below), ms
 IDLE_MS = const(600_000)
 _ERROR_RETRY_MS = const(10)  # after a failed wakeup, the next one comes this soon
 # A lever press this soon (ms) after the other lever's accepted press is one slap on both
@@ -234,7 +234,6 @@ class App:
         now = self.mono.update(time.ticks_us())
         if now >= REBASE_MS and self._can_rebase(now):
             now = self._rebase()
-        self.idle.touch(now, rang)
         self.wakeups += 1
         # Deadlines are ticked up to this reading less the levers' `settle_us` only (to its
         # us): every lever stamp before that is in the ring now (a stamp reaches it that
@@ -634,21 +633,25 @@ class Idle:
     (Buttons.swallow), nor does the lever (levers.restart). RAM keeps the game, the
     settings and the screen; the µs timer stands still meanwhile. On USB power (the host's
     port and mpremote stay up), or on a board without `power`, the count starts again.
-    `App` counts the edges (`touch`) and asks after each wakeup (`sleep`)."""
+    `App` asks after each wakeup (`sleep`); the edges are the doorbell's counts (`rung`),
+    read there, off the wakeup's own path."""
 
     def __init__(self, board, view):
         self.board = board
         self.view = view
-        self.touched = 0  # the last button or lever edge's wakeup (ms)
-
-    def touch(self, now, rang):
-        """The wakeup at `now` (ms) found the doorbell's `rang` bits (1 levers, 2 buttons)."""
-        if rang & 3:
-            self.touched = now
+        self.rung = board.bell.rung  # [0] lever presses, [1] button edges (doorbell.py)
+        self.seen = array("i", (0, 0))  # `rung` at the last look
+        self.touched = 0  # the wakeup (ms) that first saw the last edge
 
     def sleep(self, now, state):
         """Dormant when idle (see the class doc) as of `now` (ms) with the game in `state`;
         True when it was (the loop then polls and draws everything at once)."""
+        r = self.rung
+        seen = self.seen
+        if r[0] != seen[0] or r[1] != seen[1]:
+            seen[0] = r[0]
+            seen[1] = r[1]
+            self.touched = now
         if now - self.touched < IDLE_MS or state not in _REBASE_STATES:
             return False
         self.touched = now

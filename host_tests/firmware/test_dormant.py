@@ -105,3 +105,13 @@ def test_a_running_game_never_goes_dormant(idle_ms):
     g = c.app.ui.game
     assert c.app.board.power.wakes == 0
     assert g.state == c.module("engine").RUNNING and c.leds() == (0, 1)
+
+
+def test_a_touch_starts_the_idle_count_again(idle_ms):
+    c, idle = idle_ms
+    tap_at(idle - 60_000, BUTTON["minus"])  # an info page, a minute before the count ends
+    tap_at(2 * idle, BUTTON["set"])  # the wake, once dormant
+    c.run_ms(idle + 30_000)
+    assert c.app.board.power.wakes == 0  # 90 s since the touch
+    c.run_ms(idle)
+    assert c.app.board.power.wakes == 1
