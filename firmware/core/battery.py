@@ -34,7 +34,7 @@ HYSTERESIS_MV = const(50)
 # LOW_MV[kind * 9 + load], mV of VSYS: brightness 0..7, then GLASS
 LOW_MV = (
     3244, 3319, 3429, 3820, 3899, 4017, 4241, 4274, 3112,  # alkaline
-    3463, 3484, 3517, 3645, 3896, 3907, 3907, 3907, 3407,  # NiMH
+    3463, 3484, 3517, 3645, 3896, 3907, 3907, 3907, 3408,  # NiMH
 )
 # LEVELS[kind]: mV, % pairs, falling
 LEVELS = (

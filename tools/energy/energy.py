@@ -107,10 +107,12 @@ IDLE_MIN = 10  # app.IDLE_MS (host_tests/tools/test_energy.py checks it)
 # The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
 # of a turn, instead of being lit the whole game.
 LCD_LED_DUTY = 60 / 2000
-# The core's busy fraction on the LCD build: its glasses change every second in every
-# layout (h:mm.ss), so the LED build's mm:ss figure is taken for the hours too (an estimate
-# from the LED build's chip bench; the LCD build's own is not measured by the bench).
-LCD_BUSY = {"h:mm": BUSY["mm:ss"], "mm:ss": BUSY["mm:ss"], "tenths": BUSY["tenths"]}
+# The core's busy fraction on the LCD build, measured on the emulated chip (MicroPython
+# 1.27, the LCD build, an untouched clock 40-100 s into a game, after the journal's first
+# compaction; 50.5-59.5 s into Bullet for the tenths): 0.80 % in h:mm.ss and in mm:ss (its
+# glasses change every second in every layout; 2.5 wakeups a second with the LED's flash),
+# 2.87 % with tenths (docs/performance.md).
+LCD_BUSY = {"h:mm": 0.0080, "mm:ss": 0.0080, "tenths": 0.0287}
 
 # ---------------------------------------------------------------------------- the cells
 # The 1N5817 Schottky diode between the cells and VSYS: 0.2-0.3 V at these currents
