@@ -156,7 +156,7 @@ def test_a_slower_clk_sys_slows_the_core_and_the_timer_stays_exact(modelled):
     a, b, c, f = map(int, modelled.repl(BUSY).split())
     after = modelled.ledger()
     assert f == 48_000_000
-    assert a == c
+    assert abs(a - c) <= 1  # the same cycles, read in whole µs of the timer at two phases
     assert abs(b / a - 125 / 48) < 0.01 * 125 / 48, (a, b)
     # whole µs of the timer against the board's ns: the two snapshots' fractions of a µs
     # differ, so the difference is exact to one µs
