@@ -100,13 +100,18 @@ class Levers:
         self.rings = self._st
         self._st[_HEAD + 1] = self._st[_TAIL + 1] = self._n
         self.stamp_us = 0  # stamp of the press last returned by pop()
-        word = quiet_word(self.debounce_us)
         machines[0].irq(self._irq_left, 1, True)
         machines[1].irq(self._irq_right, 1, True)
-        for sm in machines:
-            sm.put(word)  # taken at the machine's cycle 0: it never waits for it
         self._start = start
-        self._st[_ORIGIN] = start()
+        self._begin()
+
+    def _begin(self):
+        """The machines, at their program's start, handed the quiet word and started in step
+        with the µs timer: the count's origin."""
+        word = quiet_word(self.debounce_us)
+        for sm in self._sms:
+            sm.put(word)  # taken at the machine's cycle 0: it never waits for it
+        self._st[_ORIGIN] = self._start()
 
     # hard-IRQ safe
     def _irq_left(self, sm):
@@ -194,16 +199,13 @@ class Levers:
         moved their count off the timer's. A lever held now is armed once released, so the
         press that woke the chip is no press. Queued presses are discarded. Not while a
         clock runs: a press in the restart would be lost."""
-        sms = self._sms
-        word = quiet_word(self.debounce_us)
-        for sm in sms:
+        for sm in self._sms:
             sm.active(0)
             while sm.rx_fifo():
                 sm.get()
             sm.restart()
-            sm.put(word)
         self.clear()
-        self._st[_ORIGIN] = self._start()
+        self._begin()
 
     def clear(self):
         """Discard queued presses (e.g. when a menu opens)."""
