@@ -415,7 +415,27 @@ class Game:
                 if c > 0:
                     r += 1 if c <= _US else 2
                 return r if r > 0 else 0
-        elif state != PAUSED:  # ready, flagged, finished: the main times are the times
+        elif state == PAUSED:
+            # The paused move's time folded in the same way: a paused game's render.
+            mode = self.mode
+            if side != self.running:
+                if mode != MODE_HOURGLASS:
+                    m = self.main[side]
+                    if m < 0:
+                        return 0
+                    return m + 1 if self.main_us[side] and mode != MODE_UPCOUNT else m
+            elif mode != MODE_UPCOUNT and not (
+                self._delay and self.bonus_kind(side) == BONUS_DELAY
+            ):
+                r = self.main[side] - self.paused_elapsed
+                c = self.main_us[side] - self.paused_us  # -999..999
+                if c < 0:
+                    c += _US
+                    r -= 1
+                if r < 0:
+                    return 0
+                return r + 1 if c else r
+        else:  # ready, flagged, finished: the main times are the times
             m = self.main[side]
             if m < 0:
                 return 0

@@ -59,6 +59,11 @@ class MonoClock:
         lost). Only the caller knows that no stored instant refers to the old count."""
         self.ms = 0
 
+    def ms_of(self, stamp_us):
+        """The monotonic ms (rounded down) of a raw stamp within half a tick period of the
+        last update (a button edge's, doorbell.py). Allocation-free."""
+        return self.ms + (self.rem_us + ticks_diff(stamp_us, self._last_us)) // 1000
+
     def instant(self, stamp_us, out):
         """The exact instant of a raw stamp within half a tick period of the last update:
         its monotonic ms (rounded down) to `out[0]`, its us within that ms (0..999) to

@@ -15,10 +15,13 @@ Events, read with `pop()` (0 when none), are small ints: `button << 2 | kind`.
   release after a REPEAT fires nothing, so SHORT and REPEAT each mean "one step".
 
 Debounce: a level change counts once it has been steady for `debounce_ms`; the press time
-(for LONG/REPEAT) is when the change was first seen. A button held at start-up is a press
-like any other (so start-up combinations are possible). `held_mask` gives the debounced
-state of all four for combinations. If the loop stalls, at most one REPEAT fires per call
-(no burst). A full queue drops new events and counts them in `dropped`.
+(for LONG/REPEAT) is when the change was first seen, or the edge's own instant when the
+caller knows it (`since_ms`: the shell passes the last button edge's, stamped in its
+interrupt, so the event comes `debounce_ms` after the edge however late the loop looked). A
+button held at start-up is a press like any other (so start-up combinations are possible).
+`held_mask` gives the debounced state of all four for combinations. If the loop stalls, at
+most one REPEAT fires per call (no burst). A full queue drops new events and counts them in
+`dropped`.
 
 Polling only when needed: `next_due(now_ms)` says when a poll can next change anything: while
 a level is settling (debounce), or a held button's LONG / REPEAT is pending. Otherwise only
@@ -70,32 +73,49 @@ class Buttons:
         self.repeat_mask = repeat_mask
         self._st = array("i", [0] * (4 * _N))
         self.held_mask = 0  # debounced state, bit b = button b held
+        self._down = 0  # the raw levels last seen, bit b = button b down (the _RAW cells)
         self._q = bytearray(queue + 1)
         self._head = 0  # next queue slot to write
         self._tail = 0  # next queue slot to read
         self.dropped = 0  # events lost to a full queue
         self.muted = 0  # bit b: button b, held since `swallow`, gives no event until released
 
-    def poll(self, now_ms):
-        """Read the sources and update; returns the number of events queued."""
-        mask = 0
+    def poll(self, now_ms, since_ms=None):
+        """Read the sources and update; returns the number of events queued. `since_ms`: as
+        for `update`."""
         src = self._sources
-        for b in range(_N):
-            if src[b]() == self._active:
-                mask |= 1 << b
-        return self.update(now_ms, mask)
+        a = self._active
+        mask = 1 if src[0]() == a else 0
+        if src[1]() == a:
+            mask |= 2
+        if src[2]() == a:
+            mask |= 4
+        if src[3]() == a:
+            mask |= 8
+        return self.update(now_ms, mask, since_ms)
 
-    def update(self, now_ms, pressed_mask):
+    def update(self, now_ms, pressed_mask, since_ms=None):
         """Advance to `now_ms` with the raw levels `pressed_mask` (bit b set = button b
-        down); returns the number of events queued."""
+        down); returns the number of events queued. `since_ms`: when a level found changed
+        last changed, if known (the last button edge, no earlier than any button's last change:
+        the loop's look may come a while after it); else `now_ms`."""
+        if since_ms is None:
+            since_ms = now_ms
         n = 0
         st = self._st
-        for b in range(_N):
+        todo = pressed_mask | self._down | self.held_mask  # up, was up, not held: nothing
+        self._down = pressed_mask
+        b = -1
+        while todo:  # the buttons with something to do, lowest first
+            b += 1
             bit = 1 << b
+            if not todo & bit:
+                continue
+            todo ^= bit
             raw = 1 if pressed_mask & bit else 0
             if raw != st[_RAW * _N + b]:
                 st[_RAW * _N + b] = raw
-                st[_RAW_T * _N + b] = now_ms
+                st[_RAW_T * _N + b] = since_ms
             held = 1 if self.held_mask & bit else 0
             if raw != held:
                 if time.ticks_diff(now_ms, st[_RAW_T * _N + b]) >= self.debounce_ms:
@@ -110,8 +130,14 @@ class Buttons:
         nothing."""
         st = self._st
         wait = -1
-        for b in range(_N):
+        todo = self._down | self.held_mask  # up and not held: nothing pending
+        b = -1
+        while todo:  # the buttons down or held, lowest first
+            b += 1
             bit = 1 << b
+            if not todo & bit:
+                continue
+            todo ^= bit
             held = self.held_mask & bit
             if st[_RAW * _N + b] != (1 if held else 0):
                 due = time.ticks_add(st[_RAW_T * _N + b], self.debounce_ms)
@@ -139,6 +165,7 @@ class Buttons:
                 bit = 1 << b
                 self.muted |= bit
                 self.held_mask |= bit
+                self._down |= bit
                 st[_RAW * _N + b] = 1
                 st[_RAW_T * _N + b] = now_ms
                 st[_FIRED * _N + b] = 1

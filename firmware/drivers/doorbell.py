@@ -2,11 +2,11 @@
 
 Owns the one thing the main loop blocks in. Hard-IRQ handlers add one to a preallocated
 array cell, each source its own: the levers (levers.py) `rung[0]`, the buttons (board.py's
-handler, `ring`) `rung[1]`; `wait(timeout_ms)` returns as soon as a count differs from the
-one the loop last took (`take()`, which says which rang, so a lever's wakeup does not poll
-the buttons), or when the timeout has passed. It is the mechanism of micropython-async's
-ThreadSafeFlag without the scheduler: an `io.IOBase` whose `ioctl(MP_STREAM_POLL)` says
-"readable" while rung.
+handler, `ring`, which first keeps the edge's `ticks_us()` in `button_us[0]`) `rung[1]`;
+`wait(timeout_ms)` returns as soon as a count differs from the one the loop last took
+(`take()`, which says which rang, so a lever's wakeup does not poll the buttons), or when
+the timeout has passed. It is the mechanism of micropython-async's ThreadSafeFlag without
+the scheduler: an `io.IOBase` whose `ioctl(MP_STREAM_POLL)` says "readable" while rung.
 
 Why it sleeps and wakes at once (MicroPython's extmod/modselect.c, non-POSIX ports such as
 rp2): `poll.ipoll(t)` polls the registered objects once, then waits in
@@ -62,6 +62,9 @@ class Doorbell(io.IOBase):
         # +1 per edge: [0] the levers, [1] the buttons, [2] the alarm (IRQ-owned: only
         # handlers write it)
         self.rung = array("i", (0, 0, 0))
+        # [0] the raw ticks_us() of the last button edge, read first in its handler
+        # (IRQ-owned): the buttons' debounce counts from it, not from the loop's look
+        self.button_us = array("i", (0,))
         self.seen = 0  # rung[0] at the last take() (main-owned)
         self.seen_b = 0  # rung[1] at the last take() (main-owned)
         self.seen_a = 0  # rung[2] when the last alarm was set (main-owned)
@@ -81,8 +84,10 @@ class Doorbell(io.IOBase):
             return 0
         return -1  # no other request is supported
 
-    # hard-IRQ safe: one array store, no allocation (the buttons' handler, board.py)
+    # hard-IRQ safe: the time read first, two array stores, no allocation (the buttons'
+    # handler, board.py)
     def ring(self, _pin=None):
+        self.button_us[0] = time.ticks_us()
         self.rung[1] += 1
 
     # hard-IRQ safe: one array store, no allocation (the alarm machine's IRQ)

@@ -228,6 +228,7 @@ class App:
         # 1. Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking
         # at them; after an error or at boot, all of them. Then the clock.
         rang = b.bell.take()
+        edge = rang & 2  # a button edge since the last take: its stamp is this wakeup's
         if self._poll_all:
             rang = 3
             self._poll_all = False
@@ -265,7 +266,7 @@ class App:
             dirty = self._tick(drained, drained_us)
         # 4. The buttons.
         if rang & 2 or 0 <= self._button_due <= now:
-            if self._buttons(now):
+            if self._buttons(now, edge):
                 dirty = True
         # 5. Sounds.
         buzzer = b.buzzer
@@ -375,8 +376,7 @@ class App:
         if g.last_event > now:
             now = self.mono.update(time.ticks_us())
         # The press's own render at once: the LEDs (where the IRQ did not light them as the
-        # rule says), then the displays; what else is due comes after it and renders again
-        # if it changes anything.
+        # rule says), the displays; what else is due comes after, rendering again if need be.
         self._next_render = view.render(now)
         return now
 
@@ -397,10 +397,11 @@ class App:
             return True
         return False
 
-    def _buttons(self, now):
-        """The buttons step: poll the buttons, their events to the UI; True when there were any."""
+    def _buttons(self, now, edge):
+        """The buttons step: poll the buttons, their events to the UI; True when there were
+        any. After a button's edge (`edge`), a level found changed changed at its stamp."""
         buttons = self.board.buttons
-        buttons.poll(now)
+        buttons.poll(now, self.mono.ms_of(self.board.bell.button_us[0]) if edge else None)
         any_event = False
         while True:
             event = buttons.pop()

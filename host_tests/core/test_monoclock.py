@@ -49,6 +49,20 @@ class MonoClockTest(unittest.TestCase):
             c.instant(ticks_add(NEAR_WRAP, stamp), at)
             self.assertEqual((at[0], at[1]), (ms, us))
 
+    def test_ms_of_is_the_ms_of_the_instant(self):
+        c = MonoClock(NEAR_WRAP)
+        c.update(ticks_add(NEAR_WRAP, 5_000_700))  # ms = 5000, rem = 700
+        at = array("i", (0, 0))
+        for stamp in (5_000_000, 4_999_999, 5_001_234, 5_000_701, 4_000_300):
+            c.instant(ticks_add(NEAR_WRAP, stamp), at)
+            self.assertEqual(c.ms_of(ticks_add(NEAR_WRAP, stamp)), at[0])
+        micropython.heap_lock()
+        try:
+            ms = c.ms_of(ticks_add(NEAR_WRAP, 4_999_999))
+        finally:
+            micropython.heap_unlock()
+        self.assertEqual(ms, 4_999)
+
     def test_instant_allocates_nothing(self):
         c = MonoClock(NEAR_WRAP)
         c.update(ticks_add(NEAR_WRAP, 5_000_700))

@@ -259,9 +259,9 @@ def test_buttons_are_not_polled_while_untouched(clock):
     buttons = clock.app.board.buttons
     real = buttons.poll
 
-    def counting(now):
+    def counting(now, since=None):
         polls.append(now)
-        return real(now)
+        return real(now, since)
 
     buttons.poll = counting
     clock.run_ms(30_000)
@@ -269,6 +269,23 @@ def test_buttons_are_not_polled_while_untouched(clock):
     tap(clock, "minus")  # mashed during a game: ignored, but polled while settling
     assert 2 <= len(polls) <= 12, polls
     assert game(clock).state == E.RUNNING
+
+
+def test_a_release_counts_its_debounce_from_its_edge(clock):
+    """The arbiter's pause comes 30 ms (the debounce) after the release edge, on the ms grid,
+    however late the loop first looked at it: the edge's stamp, not the look, starts it."""
+    start(clock, BLITZ_5_0)
+    clock.run_ms(2_000)
+    machine.press(10)  # PLAY
+    clock.run_ms(80)
+    machine.advance(300)  # the release inside a ms of the app's grid
+    machine.release(10)
+    edge_ms = clock.mono_ms()
+    machine.advance(6_000, irq_only=True)  # the loop busy (a flash write): it looks 6 ms late
+    clock.run_ms(100)
+    g = game(clock)
+    assert g.state == E.PAUSED
+    assert g.last_event == edge_ms + 30
 
 
 def test_battery_read_on_the_ready_screen(clock):
