@@ -200,15 +200,15 @@ class Board:
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.adc = machine.ADC(_BATTERY_ADC)
         wake = (_LEFT_LEVER, _RIGHT_LEVER, _PLAY, _SET, _MINUS, _PLUS)
-        self.power = Dormant(Pin(_VBUS, Pin.IN), wake, machine.mem32, machine.lightsleep)
+        self.power = Dormant(Pin(_VBUS, Pin.IN), _VBUS, wake, machine.mem32, machine.lightsleep)
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
         )
 
     def dormant(self):
-        """Dormant until a button or a lever closes (dormant.py), once the displays' last
-        frames are on their wires; then the lever machines in step with the µs timer again
-        (levers.restart: the press that woke it is no press)."""
+        """Dormant until a button or a lever closes or USB power comes (dormant.py), once the
+        displays' last frames are on their wires; then the lever machines in step with the
+        µs timer again (levers.restart: the press that woke it is no press)."""
         time.sleep_ms(_WIRE_MS)
         self.power.sleep()
         self.levers.restart()

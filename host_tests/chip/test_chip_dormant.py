@@ -5,7 +5,8 @@ time). On cells (GP24 low), untouched for app.IDLE_MS at the ready screen, the d
 off and the chip dormant, and the power-state ledger says so; a button wakes it to the
 ready screen (the button acting on nothing), and the next lever press starts the game with
 its stamp exact to the µs timer (the lever machines put in step again: levers.restart).
-On USB power (GP24 high) the same wait leaves it awake.
+A cable plugged in (GP24 rising) wakes it too, and on USB power the same wait leaves it
+awake.
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (chip_env.require).
 """
@@ -18,6 +19,7 @@ pico = chip_env.chip_fixture()
 MS = chip.MS
 IDLE_MS = 600_000  # app.IDLE_MS
 READY = ("1h30", False)  # the default preset, either side
+VBUS_GPIO = 24  # the Pico's VBUS sense (board.py)
 
 
 def dormant_ns(ledger_rows):
@@ -62,13 +64,25 @@ def test_idle_on_cells_it_goes_dormant_and_wakes_to_the_ready_screen(pico):
     assert -1_000 < instant - edge <= 1_000
 
 
-def test_on_usb_power_the_idle_clock_stays_awake(pico):
+def test_a_cable_plugged_in_wakes_it_and_on_usb_power_it_stays_awake(pico):
     with pico.session(clocks="model") as s:
+        s.pin(VBUS_GPIO, True)  # on cells from the power-up: VBUS held low
         s.run_to(chip.BOOT_MS)
-        boot = s.ledger()
-        s.run_to(chip.BOOT_MS + IDLE_MS + 60_000)
+        dark_at = chip.BOOT_MS + IDLE_MS + 40_000
+        s.run_to(dark_at)
+        dark = s.ledger()
+        s.run_ms(10_000)
+        plugged = s.t
+        s.pin(VBUS_GPIO, False)  # the cable: VBUS rises
+        s.run_ms(1_000)
+        back = s.ledger()
+        s.run_to(plugged + IDLE_MS + 60_000)  # on USB power the idle count ends awake
         end = s.ledger()
         tr = s.trace()
         clean(tr)
-    assert dormant_ns(chip.ledger_between(boot, end)) == 0
+    assert tr.shown_at(0, dark_at * MS) == (None, False)
+    asleep = dormant_ns(chip.ledger_between(dark, back))
+    assert 10_000 * MS <= asleep < 10_010 * MS  # dark until the cable came, not after
+    assert tr.shown_at(0, (plugged + 1_000) * MS) == READY
+    assert dormant_ns(chip.ledger_between(back, end)) == 0
     assert tr.shown_at(0, s.t * MS) == READY

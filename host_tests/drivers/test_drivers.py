@@ -819,6 +819,7 @@ class TestDormant:
     def test_the_wake_pins_edge_low_bits(self):
         assert dormant.wake_masks((6, 7, 10, 11, 12, 13)) == (0x44000000, 0x00444400, 0, 0)
         assert dormant.wake_masks((24,)) == (0, 0, 0, 4)
+        assert dormant.wake_masks((6,), (24,)) == (0x04000000, 0, 0, 8)  # VBUS: an edge high
 
     def test_sleep_clears_old_edges_enables_the_wake_and_disables_it_after(self):
         mem = {}
@@ -831,6 +832,7 @@ class TestDormant:
 
         def lightsleep():
             assert mem[0x40014160] == 0x44000000 and mem[0x40014164] == 0x00440000
+            assert mem[0x4001416C] == 8  # GP24 (VBUS) rising: a cable plugged in
             writes.append("sleep")
 
         class Vbus:
@@ -840,14 +842,14 @@ class TestDormant:
                 return self.level
 
         vbus = Vbus()
-        d = dormant.Dormant(vbus, (6, 7, 12, 13), Mem(), lightsleep)
+        d = dormant.Dormant(vbus, 24, (6, 7, 12, 13), Mem(), lightsleep)
         assert not d.on_usb()
         vbus.level = 1
         assert d.on_usb()
         d.sleep()
         assert writes[:2] == [(0x400140F0, 0x44000000), (0x40014160, 0x44000000)]
-        assert writes[4] == "sleep"
-        assert mem[0x40014160] == mem[0x40014164] == 0 and d.wakes == 1
+        assert writes[6] == "sleep"
+        assert mem[0x40014160] == mem[0x40014164] == mem[0x4001416C] == 0 and d.wakes == 1
 
 
 class TestButtons:

@@ -115,3 +115,43 @@ def test_a_touch_starts_the_idle_count_again(idle_ms):
     assert c.app.board.power.wakes == 0  # 90 s since the touch
     c.run_ms(idle)
     assert c.app.board.power.wakes == 1
+
+
+def test_a_cable_plugged_in_wakes_it_and_it_stays_awake(idle_ms):
+    """USB power coming (VBUS rises) ends the dormant spell: the host finds the port up."""
+    c, idle = idle_ms
+    at_ms(idle + 60_000, lambda: machine.set_vbus(True))
+    c.run_ms(idle + 40_000)  # dark until the cable comes
+    c.run_ms(1_000)
+    assert c.app.board.power.wakes == 1
+    assert c.displays() == (("1h30", False), ("1h30", False))
+    c.run_ms(idle + 60_000)  # on USB power the count ends awake
+    assert c.app.board.power.wakes == 1
+    assert c.displays() == (("1h30", False), ("1h30", False))
+
+
+def test_the_cable_coming_and_going_mid_game_moves_nothing(tmp_path):
+    """The same presses with VBUS toggled at odd instants and with it steady: the same
+    frames at the same instants, the same game."""
+
+    def play(toggle):
+        root = tmp_path / ("toggled" if toggle else "steady")
+        root.mkdir()
+        c = booted(root)
+        power = []
+        if toggle:
+            for k, ms in enumerate((1_234, 2_501, 4_999, 7_003, 9_870)):
+                at_ms(ms, lambda on=k % 2 == 0: machine.set_vbus(on))
+                at_ms(ms + 1, lambda: power.append(c.app.board.power.on_usb()))
+        c.press("left")
+        c.run_ms(3_000)
+        c.press("right")
+        c.run_ms(4_000)
+        c.press("left")
+        c.run_ms(5_000)
+        g = c.app.ui.game
+        assert power == ([True, False, True, False, True] if toggle else [])
+        assert g.moves[0] + g.moves[1] == 2 and g.state == c.module("engine").RUNNING
+        return [list(chip.timeline) for chip in c.chips], list(g.main), list(g.main_us)
+
+    assert play(True) == play(False)

@@ -37,12 +37,13 @@ Behaviour copied from the rp2 port (facts, not code):
   address raises.
 - `lightsleep(ms)` advances time; `lightsleep()` is the XOSC dormant: the chip's timer
   stands still (`vtime.current.stopped` grows: ticks_us and the timer register do not move)
-  and the watchdog with it, while the world's time runs until a pin with an edge-low
-  dormant wake enabled falls (ValueError with none enabled, RuntimeError when no event can
-  ever wake it). Only the outside world's events (`after(..., irq=True)`) run meanwhile: a
-  host's stop (irq=False) waits for the wake, as no Python runs before it. The fake's PIO
-  machines and timers are not stopped (a deviation: nothing the firmware does while dormant
-  depends on them, and it puts the lever machines in step again after a wake).
+  and the watchdog with it, while the world's time runs until a pin with a dormant wake
+  enabled has that edge (EDGE_LOW: falls; EDGE_HIGH: rises) (ValueError with none enabled,
+  RuntimeError when no event can ever wake it). Only the outside world's events
+  (`after(..., irq=True)`) run meanwhile: a host's stop (irq=False) waits for the wake, as
+  no Python runs before it. The fake's PIO machines and timers are not stopped (a
+  deviation: nothing the firmware does while dormant depends on them, and it puts the lever
+  machines in step again after a wake).
 - GPIO24 is the Pico's VBUS sense: driven high (USB power) from power-up; `set_vbus(False)`
   runs the board on cells.
 
@@ -835,19 +836,17 @@ def lightsleep(ms=None):
     if ms is not None:
         advance_ms(ms)
         return
-    wake = [
-        g
-        for g in range(_NUM_GPIO)
-        if _board.dormant_wake[g >> 3] >> ((g & 7) * 4) & 4  # EDGE_LOW
-    ]
+    # Per GPIO the DORMANT_WAKE_INTE bits EDGE_LOW (4) and EDGE_HIGH (8)
+    edges = {g: _board.dormant_wake[g >> 3] >> ((g & 7) * 4) & 12 for g in range(_NUM_GPIO)}
+    wake = [g for g in edges if edges[g]]
     if not wake:
-        raise ValueError("dormant with no edge-low wake pin: the chip would never wake")
+        raise ValueError("dormant with no wake edge enabled: the chip would never wake")
     vt = vtime.current
     t0 = vt.us
     fell = []
 
     def watch(gpio, level):
-        if level == 0:
+        if edges[gpio] & (8 if level else 4):
             fell.append(gpio)
 
     pins = [Pin(g) for g in wake]
