@@ -24,10 +24,12 @@ and bits 3..0 the next address's), the segments are bit 7 point/bar, 6 c, 5 b, 4
 2 e, 1 g, 0 f: `_MAP` turns segments.py's bits into them.
 
 The chip's setup (datasheet, command summary), sent before the first frame and again
-after `invalidate()`: SYS EN (oscillator on), RC 256K (its own RC clock: the modules have
-no crystal), BIAS 1/3 with 4 COMs (the glass's drive), TIMER DIS, WDT DIS, IRQ DIS (their
-outputs are unused), then TONE OFF and LCD ON (or LCD OFF: `set_on`). The datasheet asks
-the host to do this after power-up whatever the power-on reset left.
+after `invalidate()`: RC 256K (its own RC clock: the modules have no crystal), BIAS 1/3
+with 4 COMs (the glass's drive), TIMER DIS, WDT DIS, IRQ DIS, TONE OFF (their outputs are
+unused), then SYS EN and LCD ON (oscillator and bias generator on). The datasheet asks the
+host to do this after power-up whatever the power-on reset left. Off (`set_on(False)`: the
+idle clock's dormant spell) is LCD OFF and SYS DIS, the chip's power-down: its oscillator
+and bias generator stop, its RAM stays; on again is SYS EN and LCD ON.
 
 `show(segs, icons)` writes only the digits that differ from what the chip holds: one write
 transaction (ID 101, the address of the changed digit furthest right, then the glass bytes
@@ -69,7 +71,8 @@ BRIGHTNESS_MAX = const(7)
 
 _ID_COMMAND = const(0b100)
 _ID_WRITE = const(0b101)
-_SYS_EN = const(0x01)  # 8-bit command codes; the 9th bit sent is a don't-care 0
+_SYS_DIS = const(0x00)  # 8-bit command codes; the 9th bit sent is a don't-care 0
+_SYS_EN = const(0x01)
 _LCD_OFF = const(0x02)
 _LCD_ON = const(0x03)
 _TIMER_DIS = const(0x04)
@@ -134,10 +137,10 @@ class HT1621:
         self._sm = sm
         self._head = side << 15 | _ID_WRITE << 6  # a write's first half-word, less n, addr
         self._setup = _commands(
-            side, _SYS_EN, _RC_256K, _BIAS_THIRD_4COM, _TIMER_DIS, _WDT_DIS, _IRQ_DIS
+            side, _RC_256K, _BIAS_THIRD_4COM, _TIMER_DIS, _WDT_DIS, _IRQ_DIS, _TONE_OFF
         )
-        self._lcd_on = _commands(side, _TONE_OFF, _LCD_ON)
-        self._lcd_off = _commands(side, _TONE_OFF, _LCD_OFF)
+        self._lcd_on = _commands(side, _SYS_EN, _LCD_ON)
+        self._lcd_off = _commands(side, _LCD_OFF, _SYS_DIS)  # the chip's power-down
         self._one = array("I", (0,))  # a write of 1 or 2 digits
         self._two = array("I", (0, 0))  # of 3 to 6
         self._seen = bytearray(DIGITS)  # the last `show`'s segment bytes and icons
@@ -164,8 +167,8 @@ class HT1621:
         return self._brightness
 
     def set_on(self, on):
-        """Switch the glass on or off (LCD ON / LCD OFF; the chip keeps its RAM); the next
-        `show` sends it."""
+        """Switch the glass on or off (SYS EN and LCD ON / LCD OFF and SYS DIS, the chip's
+        power-down; it keeps its RAM); the next `show` sends it."""
         self._on = bool(on)
 
     def invalidate(self):

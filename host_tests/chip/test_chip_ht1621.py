@@ -173,7 +173,9 @@ def test_what_the_glasses_show(run):
     assert off.text is None
     on = lit_after(tr, 0, steps["on"][0][0])
     assert on.text == "654321"
-    assert tr.lcd_commands[0].count("SYS EN") == 1
+    # SYS EN lights the glass with LCD ON: at the first frame, and again after the power-down
+    # (LCD OFF, SYS DIS) of `off` or after invalidate
+    assert tr.lcd_commands[0].count("SYS EN") == 2 and tr.lcd_commands[0].count("SYS DIS") == 1
     assert tr.lcd_commands[1].count("SYS EN") == 2  # set up again after invalidate
     assert tr.lcd_commands[0][-1] == "LCD ON" and "LCD OFF" in tr.lcd_commands[0]
 

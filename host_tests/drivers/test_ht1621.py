@@ -77,9 +77,9 @@ def test_first_frame_sets_the_chip_up_and_lights_the_glass(rig):
     rig.wire()
     assert rig.chips[0].text() == ("123456", 0, ICON_BAT1)
     assert rig.chips[1].text() == ("AbcdEF", 0, ALL_ICONS)
-    setup = ["SYS EN", "RC 256K", "BIAS 1/3 4 COM", "TIMER DIS", "WDT DIS", "IRQ DIS"]
+    setup = ["RC 256K", "BIAS 1/3 4 COM", "TIMER DIS", "WDT DIS", "IRQ DIS", "TONE OFF"]
     for chip in rig.chips:
-        assert chip.commands == setup + ["TONE OFF", "LCD ON"]
+        assert chip.commands == setup + ["SYS EN", "LCD ON"]
         assert chip.writes == [(0, 12)]  # the whole glass, from digit 5's address up
     assert left.nacks == right.nacks == 0  # write-only: nothing ever comes back
 
@@ -182,7 +182,8 @@ def test_set_on_switches_the_glass_and_keeps_its_ram(rig):
     left.set_on(False)
     assert left.show(segs)
     rig.wire()
-    assert chip.shown() == (bytes(6), 0) and chip.commands[-1] == "LCD OFF"
+    assert chip.shown() == (bytes(6), 0) and chip.commands[-2:] == ["LCD OFF", "SYS DIS"]
+    assert not chip.sys_en  # powered down: oscillator and bias generator off
     left.set_on(True)
     assert left.show(segs)
     rig.wire()

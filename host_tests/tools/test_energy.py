@@ -111,8 +111,9 @@ def test_the_lcd_build_outlasts_the_led_build_and_keeps_ten_hours_after_the_warn
 
 def test_the_dormant_clock_is_the_picos_milliamp_and_the_displays_standby(model):
     """The idle clock's dormant state (app.Idle): the Pico's published 0.9 mA, the displays
-    off but powered (their standby, assumed, is most of it); the LCD build, whose glasses
-    draw less, lasts longer in the box, both far longer than awake."""
+    off but powered (the TM1637s' standby, assumed, is most of the LED build's; the glasses
+    in their power-down add almost nothing); the LCD build lasts longer in the box, both far
+    longer than awake."""
     import app
 
     assert energy.IDLE_MIN * 60_000 == app.IDLE_MS
@@ -127,3 +128,4 @@ def test_the_dormant_clock_is_the_picos_milliamp_and_the_displays_standby(model)
         assert pico_mw < idle[build]["mw"] < 2.5 * pico_mw + 15, build
         assert idle[build]["alkaline"] * 24 > 5 * awake_h[build], build
     assert idle["lcd"]["alkaline"] > idle["led"]["alkaline"]
+    assert idle["lcd"]["mw"] < 1.02 * pico_mw  # the glasses powered down: the Pico's alone

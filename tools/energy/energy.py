@@ -102,8 +102,11 @@ HT1621_MA = 0.3
 PICO_DORMANT_MA = 0.9
 IDLE_MIN = 10  # app.IDLE_MS (host_tests/tools/test_energy.py checks it)
 # While dormant the displays are switched off but stay powered from 3V3: a TM1637 keeps its
-# own supply current (TM1637_IDLE_MA, an assumption), an HT1621 with LCD OFF keeps its
-# oscillator and bias running (HT1621_MA, the same assumption as lit).
+# own supply current (TM1637_IDLE_MA, an assumption); an HT1621 is in its power-down (SYS
+# DIS: oscillator and bias generator stopped, ht1621.py). Assumption: 5 µA a glass (the
+# HT1621 datasheet's standby current as recalled, at most 5 µA at 3 V; not found through
+# the project's sources).
+HT1621_STANDBY_MA = 0.005
 # The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
 # of a turn, instead of being lit the whole game.
 LCD_LED_DUTY = 60 / 2000
@@ -291,7 +294,7 @@ def idle_model():
     """The dormant clock per build: its power at VSYS (mW), the cells' current at 1.2 V a
     cell (mA), and the days fresh cells of each kind last in the box."""
     out = {}
-    for build, displays_ma in (("led", 2 * TM1637_IDLE_MA), ("lcd", 2 * HT1621_MA)):
+    for build, displays_ma in (("led", 2 * TM1637_IDLE_MA), ("lcd", 2 * HT1621_STANDBY_MA)):
         p = PICO_MEASURED_AT_V * PICO_DORMANT_MA + V3V3 * displays_ma / EFFICIENCY
         row = {"mw": p, "total_ma": cell_ma(p, 1.2)}
         for name, curve, mah in KINDS:
@@ -466,8 +469,9 @@ def markdown(m):
     lines += [
         "",
         "Dormant (idle %d min at the ready screen on cells): the Pico %.1f mA at 5 V, the"
-        " displays off but powered; LED build %.1f mA from cells at 1.2 V (%.0f days on"
-        " alkaline cells, %.0f on NiMH), LCD build %.1f mA (%.0f and %.0f days)."
+        " displays off but powered (the glasses in their power-down); LED build %.1f mA from"
+        " cells at 1.2 V (%.0f days on alkaline cells, %.0f on NiMH), LCD build %.1f mA (%.0f"
+        " and %.0f days)."
         % (
             IDLE_MIN,
             PICO_DORMANT_MA,
