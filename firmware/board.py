@@ -43,6 +43,7 @@ from doorbell import Doorbell
 from dormant import Dormant
 from levers import Levers
 from micropython import const
+from sleepgate import SleepGate
 from usbguard import UsbGuard
 
 _LEFT_CLK = const(2)
@@ -200,7 +201,12 @@ class Board:
         self.buzzer = Buzzer(machine.PWM(Pin(_BUZZER), freq=2_000, duty_u16=0))
         self.adc = machine.ADC(_BATTERY_ADC)
         wake = (_LEFT_LEVER, _RIGHT_LEVER, _PLAY, _SET, _MINUS, _PLUS)
-        self.power = Dormant(Pin(_VBUS, Pin.IN), _VBUS, wake, machine.mem32, machine.lightsleep)
+        vbus = Pin(_VBUS, Pin.IN)
+        # The cable's edges ring as a button's do (no button changes): the loop's next look
+        # at VBUS (sleepgate.py) comes at once, so a host finds its port up
+        vbus.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
+        self.power = Dormant(vbus, _VBUS, wake, machine.mem32, machine.lightsleep)
+        self.gate = SleepGate(vbus, machine.mem32)  # deep sleep between wakeups on cells
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
         )
@@ -211,6 +217,7 @@ class Board:
         µs timer again (levers.restart: the press that woke it is no press)."""
         time.sleep_ms(_WIRE_MS)
         self.power.sleep()
+        self.gate.forget()  # lightsleep left the sleep registers its own way
         self.levers.restart()
 
     def watchdog(self, timeout_ms):

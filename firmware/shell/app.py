@@ -635,7 +635,8 @@ class Idle:
     settings and the screen; the µs timer stands still meanwhile. On USB power (the host's
     port and mpremote stay up), or on a board without `power`, the count starts again.
     `App` asks after each wakeup (`sleep`); the edges are the doorbell's counts (`rung`),
-    read there, off the wakeup's own path."""
+    read there, off the wakeup's own path. There too the sleep between wakeups follows
+    VBUS: deep, with the clocks no promise needs gated, on cells (board.gate, sleepgate.py)."""
 
     def __init__(self, board, view):
         self.board = board
@@ -643,10 +644,13 @@ class Idle:
         self.rung = board.bell.rung  # [0] lever presses, [1] button edges (doorbell.py)
         self.seen = array("i", (0, 0))  # `rung` at the last look
         self.touched = 0  # the wakeup (ms) that first saw the last edge
+        self.gate = getattr(board, "gate", None)  # sleepgate.SleepGate; None: a stand-in
 
     def sleep(self, now, state):
         """Dormant when idle (see the class doc) as of `now` (ms) with the game in `state`;
         True when it was (the loop then polls and draws everything at once)."""
+        if self.gate is not None:
+            self.gate.update()
         r = self.rung
         seen = self.seen
         if r[0] != seen[0] or r[1] != seen[1]:

@@ -7,6 +7,7 @@ import machine
 import pytest
 import rp2
 import segments
+import sleepgate
 import timefmt
 from buttons import LONG, MINUS, PLAY, PLUS, REPEAT, SET, SHORT, Buttons, button_of, kind_of
 from buzzer import BEEP, CONFIRM, FLAG, Buzzer
@@ -850,6 +851,71 @@ class TestDormant:
         assert writes[:2] == [(0x400140F0, 0x44000000), (0x40014160, 0x44000000)]
         assert writes[6] == "sleep"
         assert mem[0x40014160] == mem[0x40014164] == mem[0x4001416C] == 0 and d.wakes == 1
+
+
+class TestSleepGate:
+    """sleepgate.py: deep sleep (SCR.SLEEPDEEP, SLEEP_EN's few clocks) on cells only."""
+
+    SCR = 0xE000ED10
+    EN0 = 0x400080A8
+    EN1 = 0x400080AC
+
+    def gate(self):
+        mem = {self.SCR: 0x10, self.EN0: 0xFFFFFFFF, self.EN1: 0x7FFF}  # SEVONPEND kept
+        writes = []
+
+        class Mem:
+            def __getitem__(self, addr):
+                return mem[addr]
+
+            def __setitem__(self, addr, v):
+                writes.append(addr)
+                mem[addr] = v
+
+        class Vbus:
+            level = 0
+
+            def value(self):
+                return self.level
+
+        vbus = Vbus()
+        return sleepgate.SleepGate(vbus, Mem()), vbus, mem, writes
+
+    def test_on_cells_deep_sleep_with_the_pio_timer_and_io_clocks_on(self):
+        g, _vbus, mem, _writes = self.gate()
+        g.update()
+        assert mem[self.SCR] == 0x14
+        en0, en1 = mem[self.EN0], mem[self.EN1]
+        for bit in (12, 13, 8, 17, 23):  # sys_pio0, sys_pio1, sys_io, sys_pwm, sys_sio
+            assert en0 >> bit & 1, bit
+        for bit in (5, 12, 14):  # sys_timer, sys_watchdog, sys_xosc
+            assert en1 >> bit & 1, bit
+        for bit in (19, 28, 29, 30, 31):  # the ROM and SRAM0-3 gated
+            assert not en0 >> bit & 1, bit
+        for bit in (0, 1, 10, 11, 13):  # SRAM4-5, USB, XIP gated
+            assert not en1 >> bit & 1, bit
+        assert en0 < 1 << 30 and en1 < 1 << 30  # small ints: nothing on the heap
+
+    def test_it_follows_vbus_and_writes_only_on_a_change(self):
+        g, vbus, mem, writes = self.gate()
+        g.update()
+        n = len(writes)
+        g.update()
+        assert len(writes) == n  # nothing changed: nothing written
+        vbus.level = 1  # the cable: the chip sleeps as MicroPython leaves it
+        g.update()
+        assert mem[self.SCR] == 0x10 and g.deep == 0
+        vbus.level = 0
+        g.update()
+        assert mem[self.SCR] == 0x14 and g.deep == 1
+
+    def test_forget_writes_again_after_a_dormant_spell(self):
+        g, _vbus, mem, _writes = self.gate()
+        g.update()
+        mem[self.EN0] = 0xFFFFFFFF  # what lightsleep leaves
+        g.forget()
+        g.update()
+        assert mem[self.EN0] == sleepgate.SLEEP_EN0
 
 
 class TestButtons:

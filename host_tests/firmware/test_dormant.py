@@ -155,3 +155,29 @@ def test_the_cable_coming_and_going_mid_game_moves_nothing(tmp_path):
         return [list(chip.timeline) for chip in c.chips], list(g.main), list(g.main_us)
 
     assert play(True) == play(False)
+
+
+SCR = 0xE000ED10
+SLEEP_EN0 = 0x400080A8
+
+
+def test_between_wakeups_deep_sleep_on_cells_only(tmp_path):
+    """The loop's sleep follows VBUS (sleepgate.py): SCR.SLEEPDEEP and SLEEP_EN's few
+    clocks on cells, SLEEPDEEP clear on USB power; written again after a dormant spell,
+    whose lightsleep set every SLEEP_EN bit."""
+    c = booted(tmp_path)
+    gate = c.module("sleepgate")
+    assert machine.mem32[SCR] & 4 and machine.mem32[SLEEP_EN0] == gate.SLEEP_EN0
+    c.run_ms(5_000)  # the ready screen's longest sleep begins
+    machine.set_vbus(True)
+    c.run_ms(1)  # the cable's edge rang: the loop looked at once
+    assert not machine.mem32[SCR] & 4
+    machine.set_vbus(False)
+    c.run_ms(1)
+    assert machine.mem32[SCR] & 4
+    idle = c.module("app").IDLE_MS
+    tap_at(idle + 60_000, BUTTON["set"])
+    c.run_ms(idle + 40_000)
+    c.run_ms(1_000)
+    assert c.app.board.power.wakes == 1
+    assert machine.mem32[SLEEP_EN0] == gate.SLEEP_EN0 and machine.mem32[SCR] & 4

@@ -50,6 +50,18 @@ PICO_MEASURED_AT_V = 5.0
 # h:mm, in mm:ss, under 10 s with tenths. Weighted below by the time the game spends in each.
 BUSY = {"h:mm": 0.0002, "mm:ss": 0.0044, "tenths": 0.022}
 
+# On cells the core sleeps between wakeups in the RP2040's deep sleep (sleepgate.py): clk_sys
+# stays at 125 MHz on PLL_SYS for the PIO blocks, the timer, IO, PWM and the bus fabric;
+# the processors' clocks, the ROM, XIP, SRAM, USB, ADC, UART, SPI and I2C stop. The chip's
+# power-state ledger measures the time in that state (host_tests/chip/test_chip_sleep.py:
+# on cells every sleep between wakeups is one). Assumption: 10 mA into the Pico at 5 V in
+# it. No measurement of this state was found through the project's sources; it lies between
+# two published figures, 19 mA in WFE with every clock on at 125 MHz (PICO_SLEEP_MA) and
+# 1.5 mA in MicroPython's timed lightsleep (clk_sys 12 MHz on the crystal, the PLLs off,
+# most clocks gated: the commit cited at PICO_DORMANT_MA). The warnings stay placed for the
+# load without it: should the deep sleep save less than assumed, 10 h still remain.
+PICO_DEEP_SLEEP_MA = 10.0
+
 # ---------------------------------------------------------------------------- regulator
 # The Pico's RT6150 buck-boost, 3V3 out at 30-80 mA from 3-4.5 V in. Assumption: 85 %
 # (no efficiency curve for this load was found through the project's sources; buck-boost
@@ -254,19 +266,25 @@ def display_ma(level, lit_segments):
     return TM1637_IDLE_MA + SEGMENT_MA * PULSE_16[level] / 16 * lit_segments / GRIDS
 
 
-def load_mw(level, profile):
-    """The clock's power at VSYS (mW) during the game `profile` at brightness `level`."""
+def pico_mw(busy, asleep_ma=PICO_SLEEP_MA):
+    """The Pico's power (mW) busy a fraction `busy` of the time, at `asleep_ma` otherwise."""
+    return PICO_MEASURED_AT_V * (asleep_ma + (PICO_BUSY_MA - asleep_ma) * busy)
+
+
+def load_mw(level, profile, asleep_ma=PICO_SLEEP_MA):
+    """The clock's power at VSYS (mW) during the game `profile` at brightness `level`, the
+    Pico at `asleep_ma` between wakeups."""
     busy = sum(BUSY[k] * share for k, share in profile["layout"].items())
-    pico = PICO_MEASURED_AT_V * (PICO_SLEEP_MA + (PICO_BUSY_MA - PICO_SLEEP_MA) * busy)
+    pico = pico_mw(busy, asleep_ma)
     rail_ma = 2 * display_ma(level, profile["segments"]) + LED_MA + BUZZER_MA * BUZZER_DUTY
     return pico + V3V3 * rail_ma / EFFICIENCY
 
 
-def lcd_load_mw(profile):
-    """The LCD build's power at VSYS (mW) during the game `profile`: today's core (awake in
-    WFE between wakeups, as the LED build), two glasses, the LED's flashes, the buzzer."""
+def lcd_load_mw(profile, asleep_ma=PICO_SLEEP_MA):
+    """The LCD build's power at VSYS (mW) during the game `profile`: the core (at
+    `asleep_ma` between wakeups), two glasses, the LED's flashes, the buzzer."""
     busy = sum(LCD_BUSY[k] * share for k, share in profile["layout"].items())
-    pico = PICO_MEASURED_AT_V * (PICO_SLEEP_MA + (PICO_BUSY_MA - PICO_SLEEP_MA) * busy)
+    pico = pico_mw(busy, asleep_ma)
     rail_ma = 2 * HT1621_MA + LED_MA * LCD_LED_DUTY + BUZZER_MA * BUZZER_DUTY
     return pico + V3V3 * rail_ma / EFFICIENCY
 
@@ -287,6 +305,28 @@ def lcd_model(profile):
             "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
         }
         out["tables"][name] = level_table(curve, mah, p)
+    return out
+
+
+def deep_sleep_model(profile, levels, lcd):
+    """Both builds with the core in deep sleep between wakeups (PICO_DEEP_SLEEP_MA, an
+    assumption), the LED build at the default brightness: per cell kind the hours of play
+    and the hours left after the warning, which stays where `levels` / `lcd` (the load
+    without the deep sleep) put it."""
+    out = {}
+    for build, p, placed in (
+        ("led", load_mw(DEFAULT_BRIGHTNESS, profile, PICO_DEEP_SLEEP_MA), levels),
+        ("lcd", lcd_load_mw(profile, PICO_DEEP_SLEEP_MA), lcd),
+    ):
+        row = {"mw": p, "total_ma": cell_ma(p, 1.2)}
+        for name, curve, mah in KINDS:
+            warn = placed[name]["warning"]
+            f = _fraction_at(curve, warn[2] / 1000 / (1 + ADC_MARGIN))
+            row[name] = {
+                "hours": hours_left(curve, mah, p, 0.0),
+                "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
+            }
+        out[build] = row
     return out
 
 
@@ -379,11 +419,13 @@ def model(profile=None):
         levels.append(row)
     p_default = load_mw(DEFAULT_BRIGHTNESS, profile)
     tables = {name: level_table(curve, mah, p_default) for name, curve, mah in KINDS}
+    lcd = lcd_model(profile)
     return {
         "profile": profile,
         "levels": levels,
         "tables": tables,
-        "lcd": lcd_model(profile),
+        "lcd": lcd,
+        "deep": deep_sleep_model(profile, levels[DEFAULT_BRIGHTNESS], lcd),
         "idle": idle_model(),
     }
 
@@ -448,7 +490,7 @@ def markdown(m):
     lcd = m["lcd"]
     lines += [
         "",
-        "LCD build (two HT1621 glasses, the LED flashing %.0f %% of a turn, the core as today):"
+        "LCD build (two HT1621 glasses, the LED flashing %.0f %% of a turn, the core in WFE):"
         " %.0f mW, %.0f mA from cells at 1.2 V; alkaline %.0f h, warns below %.2f V, then"
         " %.0f h (%.0f h cold); NiMH %.0f h, warns below %.2f V, then %.0f h (%.0f h cold)."
         % (
@@ -463,6 +505,27 @@ def markdown(m):
             lcd["NiMH"]["warning"][2] / 1000,
             lcd["NiMH"]["after_warning"],
             lcd["NiMH"]["after_warning_derated"],
+        ),
+    ]
+    deep = m["deep"]
+    lines += [
+        "",
+        "With the core in deep sleep between wakeups on cells (sleepgate.py; the Pico assumed at"
+        " %.0f mA asleep, 5 V; the warnings where they are above): LED build at the default"
+        " brightness %.0f mW, alkaline %.0f h (%.0f h after the warning, cold), NiMH %.0f h"
+        " (%.0f h); LCD build %.0f mW, alkaline %.0f h (%.0f h), NiMH %.0f h (%.0f h)."
+        % (
+            PICO_DEEP_SLEEP_MA,
+            deep["led"]["mw"],
+            deep["led"]["alkaline"]["hours"],
+            deep["led"]["alkaline"]["after_warning_derated"],
+            deep["led"]["NiMH"]["hours"],
+            deep["led"]["NiMH"]["after_warning_derated"],
+            deep["lcd"]["mw"],
+            deep["lcd"]["alkaline"]["hours"],
+            deep["lcd"]["alkaline"]["after_warning_derated"],
+            deep["lcd"]["NiMH"]["hours"],
+            deep["lcd"]["NiMH"]["after_warning_derated"],
         ),
     ]
     idle = m["idle"]

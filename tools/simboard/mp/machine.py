@@ -33,7 +33,9 @@ Behaviour copied from the rp2 port (facts, not code):
 - `WDT(timeout=ms)` with timeout <= 8388 ms; it cannot be stopped. `feed()` restarts it.
 - `mem32[addr]`: the watchdog's eight scratch registers (WATCHDOG_BASE 0x40058000 +
   0x0c..0x28), 32-bit words, 0 at power-up (`host_reset`); IO_BANK0's DORMANT_WAKE_INTE0..3
-  (read and written) and INTR0..3 (writes: edges cleared, nothing latched here); any other
+  (read and written) and INTR0..3 (writes: edges cleared, nothing latched here); CLOCKS
+  SLEEP_EN0..1 and the SCR (0xE000ED10), read and written: the sleep they choose changes
+  nothing here (the chip's model, tools/chip/clocks.mjs, gates clocks by them); any other
   address raises.
 - `lightsleep(ms)` advances time; `lightsleep()` is the XOSC dormant: the chip's timer
   stands still (`vtime.current.stopped` grows: ticks_us and the timer register do not move)
@@ -122,6 +124,8 @@ class _Board:
         self.cpu_hz = 125_000_000
         self.scratch = [0] * 8  # WATCHDOG SCRATCH0..7
         self.dormant_wake = [0] * 4  # IO_BANK0 DORMANT_WAKE_INTE0..3
+        self.sleep_en = [0xFFFFFFFF, 0x7FFF]  # CLOCKS SLEEP_EN0/1: every clock, as at reset
+        self.scr = [0]  # the M0+'s SCR (bit 2: SLEEPDEEP)
         self.interrupts = 0  # IRQ handlers delivered (pins, timers, PIO): `interrupts()`
 
 
@@ -779,11 +783,19 @@ def irq_enabled():
 _SCRATCH0 = 0x4005800C
 _INTR0 = 0x400140F0  # IO_BANK0 INTR0..3: raw interrupts (edges write-1-to-clear)
 _WAKE_INTE0 = 0x40014160  # IO_BANK0 DORMANT_WAKE_INTE0..3
+_SLEEP_EN0 = 0x400080A8  # CLOCKS SLEEP_EN0..1
+_SCR = 0xE000ED10  # the M0+'s System Control Register
+_REGS = (
+    (_SCRATCH0, 8, "scratch"),
+    (_WAKE_INTE0, 4, "dormant_wake"),
+    (_SLEEP_EN0, 2, "sleep_en"),
+    (_SCR, 1, "scr"),
+)
 
 
 class _Mem32:
     def _reg(self, addr):
-        for base, n, name in ((_SCRATCH0, 8, "scratch"), (_WAKE_INTE0, 4, "dormant_wake")):
+        for base, n, name in _REGS:
             i = (addr - base) >> 2
             if not addr & 3 and 0 <= i < n:
                 return getattr(_board, name), i
@@ -866,6 +878,10 @@ def lightsleep(ms=None):
     finally:
         for pin in pins:
             pin.unwatch(watch)
+        # MicroPython's lightsleep sets every SLEEP_EN bit again and leaves SLEEPDEEP set
+        _board.sleep_en[0] = 0xFFFFFFFF
+        _board.sleep_en[1] = 0x7FFF
+        _board.scr[0] |= 4
         spell = vt.us - t0
         vt.stopped += spell
         if wdt is not None:
