@@ -62,8 +62,9 @@ class Doorbell(io.IOBase):
         # +1 per edge: [0] the levers, [1] the buttons, [2] the alarm (IRQ-owned: only
         # handlers write it)
         self.rung = array("i", (0, 0, 0))
-        # [0] the raw ticks_us() of the last button edge, read first in its handler
-        # (IRQ-owned): the buttons' debounce counts from it, not from the loop's look
+        # [0] the raw ticks_us() of the last edge `ring` heard (a button's, or VBUS's: board.py),
+        # read first in its handler (IRQ-owned): the buttons' debounce counts from it, not
+        # from the loop's look (never earlier than the change it is used for)
         self.button_us = array("i", (0,))
         self.seen = 0  # rung[0] at the last take() (main-owned)
         self.seen_b = 0  # rung[1] at the last take() (main-owned)
