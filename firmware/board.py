@@ -206,7 +206,7 @@ class Board:
         # at VBUS (sleepgate.py) comes at once, so a host finds its port up
         vbus.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
         self.power = Dormant(vbus, _VBUS, wake, machine.mem32, machine.lightsleep)
-        self.gate = SleepGate(vbus, machine.mem32)  # deep sleep between wakeups on cells
+        self.gate = SleepGate(self.power.on_usb, machine.mem32)  # deep sleep on cells
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
         )

@@ -392,20 +392,32 @@ class Game:
         is later), in whole ms rounded up (0 only when it is exactly 0), never negative. In
         upcount mode: the time it has used, rounded down."""
         state = self.state
-        if state == RUNNING:
-            # The steady state, once per side and frame: the pairs folded by hand. (Before
-            # the last event, which need not be the turn's start: the slow path below.)
+        if state == RUNNING or state == PAUSED:
+            # The steady state, once per side and frame (a paused game's too): the pairs
+            # folded by hand. (Before the last event, which need not be the turn's start:
+            # the slow path below.)
             mode = self.mode
-            if now < self.last_event:
+            running = state == RUNNING
+            if running and now < self.last_event:
                 pass
             elif side != self.running:
                 if mode != MODE_HOURGLASS:
-                    if self.main_us[side] and mode != MODE_UPCOUNT:
-                        return self.main[side] + 1
-                    return self.main[side]
+                    m = self.main[side]
+                    if m < 0:
+                        return 0
+                    return m + 1 if self.main_us[side] and mode != MODE_UPCOUNT else m
             elif mode != MODE_UPCOUNT and not (
                 self._delay and self.bonus_kind(side) == BONUS_DELAY
             ):
+                if not running:  # main less the paused move's time, rounded up
+                    r = self.main[side] - self.paused_elapsed
+                    c = self.main_us[side] - self.paused_us  # -999..999
+                    if c < 0:
+                        c += _US
+                        r -= 1
+                    if r < 0:
+                        return 0
+                    return r + 1 if c else r
                 # (main - t + turn_start) ms + (main_us + turn_us - t_us) us, rounded up, at
                 # the instant t.t_us = now.000, or the last event when it is later in `now`
                 r = self.main[side] - now + self.turn_start
@@ -415,26 +427,6 @@ class Game:
                 if c > 0:
                     r += 1 if c <= _US else 2
                 return r if r > 0 else 0
-        elif state == PAUSED:
-            # The paused move's time folded in the same way: a paused game's render.
-            mode = self.mode
-            if side != self.running:
-                if mode != MODE_HOURGLASS:
-                    m = self.main[side]
-                    if m < 0:
-                        return 0
-                    return m + 1 if self.main_us[side] and mode != MODE_UPCOUNT else m
-            elif mode != MODE_UPCOUNT and not (
-                self._delay and self.bonus_kind(side) == BONUS_DELAY
-            ):
-                r = self.main[side] - self.paused_elapsed
-                c = self.main_us[side] - self.paused_us  # -999..999
-                if c < 0:
-                    c += _US
-                    r -= 1
-                if r < 0:
-                    return 0
-                return r + 1 if c else r
         else:  # ready, flagged, finished: the main times are the times
             m = self.main[side]
             if m < 0:

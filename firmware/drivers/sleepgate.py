@@ -20,9 +20,9 @@ core sleeps (the ADC is read awake; on cells no USB host is there).
 On USB power (VBUS, GP24, high) SLEEPDEEP stays clear: the chip sleeps as MicroPython leaves
 it, the USB controller and the host's port run. `update()` (the loop, after each wakeup;
 a VBUS edge rings the doorbell, board.py) follows VBUS, so the cable can come and go at any
-instant; `forget()` after a dormant spell,
-whose machine.lightsleep() sets every SLEEP_EN bit again and leaves SLEEPDEEP set. Handed
-the VBUS pin and `mem32`. Allocation-free.
+instant; `forget()` after a dormant spell, whose machine.lightsleep() sets every SLEEP_EN
+bit again and leaves SLEEPDEEP set. Handed `on_usb` (dormant.Dormant.on_usb: the one look
+at VBUS) and `mem32`. Allocation-free.
 """
 
 from micropython import const
@@ -40,15 +40,15 @@ SLEEP_EN1 = const(0x5024)
 
 
 class SleepGate:
-    def __init__(self, vbus, mem32):
-        self._vbus = vbus
+    def __init__(self, on_usb, mem32):
+        self._on_usb = on_usb  # bound once: calling it allocates nothing
         self._mem = mem32
         self.deep = -1  # 1: deep sleep armed (on cells), 0: not (USB power), -1: unknown
 
     def update(self):
         """Deep sleep on cells, not on USB power; writes only when VBUS changed (or after
         `forget`)."""
-        deep = 0 if self._vbus.value() else 1
+        deep = 0 if self._on_usb() else 1
         if deep == self.deep:
             return
         mem = self._mem

@@ -879,7 +879,7 @@ class TestSleepGate:
                 return self.level
 
         vbus = Vbus()
-        return sleepgate.SleepGate(vbus, Mem()), vbus, mem, writes
+        return sleepgate.SleepGate(lambda: vbus.level == 1, Mem()), vbus, mem, writes
 
     def test_on_cells_deep_sleep_with_the_pio_timer_and_io_clocks_on(self):
         g, _vbus, mem, _writes = self.gate()
