@@ -35,7 +35,7 @@ PAIRINGS ?=
 LIVE_PGN ?= live.pgn
 HTTP_PORT ?= 8130
 
-.PHONY: tmux chromium test sim bench chip-bench energy lint format flash repl device-test export live backup uf2 clean deps
+.PHONY: tmux chromium test sim bench chip-bench power-ledger energy lint format flash repl device-test export live backup uf2 clean deps
 
 deps: $(PYDEPS) $(JSDEPS)
 
@@ -98,6 +98,13 @@ bench: deps
 chip-bench: deps
 	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
 	  $(PY) tools/chip/chip_bench.py $(if $(BASELINE),--baseline "$(BASELINE)")
+
+## make power-ledger [MICROPYTHON_UF2=path]: whole games (FIDE, Blitz, an idle hour) on the
+## emulated chip on cells, both builds; the time in each power state and what the displays
+## lit go to tools/energy/ledger.json, which make energy reads (about 40 min)
+power-ledger: deps
+	MICROPYTHON_UF2="$(MICROPYTHON_UF2)" RP2040_BOOTROM="$(RP2040_BOOTROM)" \
+	  $(PY) tools/chip/power_ledger.py
 
 ## make energy: the energy model (tools/energy/energy.py): the clock's current from its parts, the
 ## hours of play on 3 AA cells per brightness level, where the low-battery warning goes

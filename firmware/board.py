@@ -24,9 +24,12 @@ the displays' `digits` and `points` tell the builds apart (hardware/README.md ha
     PLAY/PAUSE    GP10   SET GP11   MINUS GP12   PLUS GP13   (to GND, pull-ups)
     buzzer        GP15 (PWM, passive piezo)    side LEDs      left GP8, right GP9 (high = on)
     battery       ADC3 (GP29) = VSYS / 3       VBUS sense     GP24 (the Pico's: high on USB power)
+    display supply  GP14 (LED build: a P-MOSFET's gate in the modules' 3V3; low = powered)
 
 An idle clock goes dormant (`dormant`, dormant.py): the crystal stopped until a button or a
-lever closes; after it the lever machines are put in step with the µs timer again.
+lever closes; on the LED build the display modules' supply is switched off for it (a
+TM1637 switched off keeps drawing its own supply current); after it the lever machines are
+put in step with the µs timer again.
 """
 
 import sys
@@ -62,6 +65,8 @@ _SET = const(11)
 _MINUS = const(12)
 _PLUS = const(13)
 _BUZZER = const(15)
+_DISPLAY_SUPPLY = const(14)  # the LED build's display modules' 3V3 switch: low = powered
+_POWER_ON_MS = const(10)  # a TM1637 module from its supply switched on to its first frame
 _VBUS = const(24)  # the Pico's VBUS sense (a divider from VBUS: high on USB power)
 _WIRE_MS = const(2)  # the displays' last frames leave their wires within this (ms)
 _BATTERY_ADC = const(3)
@@ -185,9 +190,13 @@ class Board:
         alarm = rp2.StateMachine(_ALARM_SM, alarm_pio.program, freq=alarm_pio.PIO_HZ)
         alarm.active(1)
         self.bell = Doorbell(alarm)
+        self._supply = None  # the LCD build's glasses have their own power-down (ht1621.py)
         if display_kind() == "lcd":
             self.displays = _lcd_pair()
         else:
+            # the modules powered from here on: the app's first frame comes hundreds of ms
+            # later (its build), well past _POWER_ON_MS
+            self._supply = Pin(_DISPLAY_SUPPLY, Pin.OUT, value=0)
             self.displays = (
                 _display(0, _LEFT_CLK, _LEFT_DIO),
                 _display(1, _RIGHT_CLK, _RIGHT_DIO),
@@ -206,19 +215,47 @@ class Board:
         # at VBUS (sleepgate.py) comes at once, so a host finds its port up
         vbus.irq(self.bell.ring, Pin.IRQ_FALLING | Pin.IRQ_RISING, True)
         self.power = Dormant(vbus, _VBUS, wake, machine.mem32, machine.lightsleep)
-        self.gate = SleepGate(self.power.on_usb, machine.mem32)  # deep sleep on cells
+        # deep sleep on cells
+        self.gate = SleepGate(self.power.on_usb, machine.mem32, self.buzzer.busy)
         self.usb = UsbGuard(
             sys.stdin.buffer, sys.stdout.buffer, self.bell, micropython.kbd_intr, _usb_mark()
         )
 
     def dormant(self):
         """Dormant until a button or a lever closes or USB power comes (dormant.py), once the
-        displays' last frames are on their wires; then the lever machines in step with the
-        µs timer again (levers.restart: the press that woke it is no press)."""
+        displays' last frames are on their wires, the LED build's modules unpowered; then
+        the lever machines in step with the µs timer again (levers.restart: the press that
+        woke it is no press)."""
         time.sleep_ms(_WIRE_MS)
+        self._supply_off()
         self.power.sleep()
+        self._supply_on()
         self.gate.forget()  # lightsleep left the sleep registers its own way
         self.levers.restart()
+
+    def _supply_off(self):
+        """The LED build's display modules unpowered: their four lines' pull-ups off first (a
+        line pulled up would feed the unpowered module through its inputs; the module's own
+        pull-ups then hold the lines low), then the supply switch."""
+        if self._supply is None:
+            return
+        for g in (_LEFT_CLK, _LEFT_DIO, _RIGHT_CLK, _RIGHT_DIO):
+            machine.Pin(g).init(pull=None)  # no mode given: the pin stays the PIO's
+        self._supply.value(1)
+
+    def _supply_on(self):
+        """The modules powered again, their lines' pull-ups back on, _POWER_ON_MS for the
+        chips to start (they start dark and hold nothing): the drivers then write whole
+        frames at the next render."""
+        if self._supply is None:
+            return
+        self._supply.value(0)
+        Pin = machine.Pin
+        for g in (_LEFT_CLK, _LEFT_DIO, _RIGHT_CLK, _RIGHT_DIO):
+            Pin(g).init(pull=Pin.PULL_UP)
+        time.sleep_ms(_POWER_ON_MS)
+        for d in self.displays:
+            d.invalidate()
 
     def watchdog(self, timeout_ms):
         return machine.WDT(timeout=timeout_ms)

@@ -15,9 +15,9 @@ What a caller must know: the µs timer counts ticks of the crystal, so it stands
 the chip is dormant (ticks_us() and ticks_ms() resume where they stopped); PIO state
 machines stop too, and the move onto the slow crystal clock before the crystal stops runs
 them slower for a moment, so a machine that counts µs (the levers') must be put in step
-again after a wake (levers.py `restart`). RAM, the pins and the displays' chips keep their
-state. The RP2040 datasheet (2.16, XOSC DORMANT; 2.19, DORMANT_WAKE_INTE) has the
-registers; the current is docs/battery.md's.
+again after a wake (levers.py `restart`). RAM and the pins keep their state (what the board
+powers off around the spell, board.py says). The RP2040 datasheet (2.16, XOSC DORMANT;
+2.19, DORMANT_WAKE_INTE) has the registers; the current is docs/battery.md's.
 """
 
 from micropython import const

@@ -592,7 +592,7 @@ class View:
 
     def blank(self):
         """The board quiet for a dormant spell: the buzzer, the LEDs and both displays off
-        (their chips keep the digits)."""
+        (board.dormant may then unpower them: its drivers know)."""
         b = self.board
         b.buzzer.stop()
         b.levers.mover[0] = -1

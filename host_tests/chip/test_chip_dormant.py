@@ -6,7 +6,8 @@ off and the chip dormant, and the power-state ledger says so; a button wakes it 
 ready screen (the button acting on nothing), and the next lever press starts the game with
 its stamp exact to the µs timer (the lever machines put in step again: levers.restart).
 A cable plugged in (GP24 rising) wakes it too, and on USB power the same wait leaves it
-awake.
+awake. The LED build's display modules are unpowered through the dormant spell (their
+supply switch on GP14, tm1637.mjs models it).
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (chip_env.require).
 """
@@ -20,6 +21,7 @@ MS = chip.MS
 IDLE_MS = 600_000  # app.IDLE_MS
 READY = ("1h30", False)  # the default preset, either side
 VBUS_GPIO = 24  # the Pico's VBUS sense (board.py)
+POWER_ON_MS = 10  # board._POWER_ON_MS: a module's start-up before its first frame
 
 
 def dormant_ns(ledger_rows):
@@ -44,9 +46,18 @@ def test_idle_on_cells_it_goes_dormant_and_wakes_to_the_ready_screen(pico):
         tr = s.trace()
         clean(tr)
         assert chip.read_file(s.save_flash(), "errors.log") in (None, b"")
-    # Dark: both displays off, the chip dormant for the whole minute and more
+    # Dark: both displays off, the chip dormant for the whole minute and more; the modules'
+    # supply switched off (tm1637.mjs: no line fed them meanwhile, or clean() fails) and on
+    # again at the wake; each time, the first frame came after the chips' start-up time
     for side in (0, 1):
         assert tr.shown_at(side, dark_at * MS) == (None, False), side
+        power = tr.tm_power[side]
+        assert [on for _t, on in power] == [False, True, False, True], power
+        assert power[1][0] < chip.BOOT_MS * MS and dark_at * MS - IDLE_MS * MS < power[2][0]
+        assert power[2][0] < dark_at * MS < (dark_at + 60_000) * MS < power[3][0]
+        for on_at in (power[1][0], power[3][0]):
+            first = min(start for start, _stop, _data in tr.frames[side] if start > on_at)
+            assert first - on_at >= POWER_ON_MS * MS, (side, first - on_at)
     assert dormant_ns(chip.ledger_between(dark, asleep)) == 60_000 * MS
     assert dormant_ns(chip.ledger_between(boot, dark)) > 20_000 * MS
     # The timer stood still meanwhile: it is behind the board's time by the dormant spell

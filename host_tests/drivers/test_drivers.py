@@ -879,15 +879,18 @@ class TestSleepGate:
                 return self.level
 
         vbus = Vbus()
-        return sleepgate.SleepGate(lambda: vbus.level == 1, Mem()), vbus, mem, writes
+        self.beeping = False
+        g = sleepgate.SleepGate(lambda: vbus.level == 1, Mem(), lambda: self.beeping)
+        return g, vbus, mem, writes
 
     def test_on_cells_deep_sleep_with_the_pio_timer_and_io_clocks_on(self):
         g, _vbus, mem, _writes = self.gate()
         g.update()
         assert mem[self.SCR] == 0x14
         en0, en1 = mem[self.EN0], mem[self.EN1]
-        for bit in (12, 13, 8, 17, 23):  # sys_pio0, sys_pio1, sys_io, sys_pwm, sys_sio
+        for bit in (12, 13, 8, 23):  # sys_pio0, sys_pio1, sys_io, sys_sio
             assert en0 >> bit & 1, bit
+        assert not en0 >> 17 & 1  # sys_pwm: the buzzer is silent
         for bit in (5, 12, 14):  # sys_timer, sys_watchdog, sys_xosc
             assert en1 >> bit & 1, bit
         for bit in (19, 28, 29, 30, 31):  # the ROM and SRAM0-3 gated
@@ -908,6 +911,21 @@ class TestSleepGate:
         vbus.level = 0
         g.update()
         assert mem[self.SCR] == 0x14 and g.deep == 1
+
+    def test_the_pwm_runs_asleep_only_while_the_buzzer_sounds(self):
+        g, _vbus, mem, writes = self.gate()
+        g.update()
+        assert mem[self.EN0] == sleepgate.SLEEP_EN0 and not mem[self.EN0] >> 17 & 1
+        self.beeping = True
+        g.update()
+        assert mem[self.EN0] == sleepgate.SLEEP_EN0 | sleepgate.PWM_EN0 and mem[self.EN0] >> 17 & 1
+        assert mem[self.SCR] == 0x14
+        n = len(writes)
+        g.update()
+        assert len(writes) == n
+        self.beeping = False
+        g.update()
+        assert mem[self.EN0] == sleepgate.SLEEP_EN0
 
     def test_forget_writes_again_after_a_dormant_spell(self):
         g, _vbus, mem, _writes = self.gate()

@@ -67,6 +67,36 @@ def test_idle_on_cells_it_goes_dormant_and_a_key_wakes_it_to_where_it_was(idle_m
     assert c.app.ui.game.running == 1
 
 
+def test_the_led_modules_are_unpowered_while_dormant_and_start_afresh(idle_ms):
+    """The LED build switches its display modules' supply off for the dormant spell (board.py:
+    a TM1637 switched off keeps drawing its own current), the lines' pull-ups off first so
+    nothing feeds the unpowered modules; woken, the supply and the pull-ups come back and
+    the modules, which start dark and empty, get whole frames."""
+    from simboard.firmware import DISPLAY_PINS, DISPLAY_SUPPLY
+
+    c, idle = idle_ms
+    supply = machine.Pin(DISPLAY_SUPPLY)
+    lines = [machine.Pin(g) for pair in DISPLAY_PINS for g in pair]
+    seen = []
+
+    def look():
+        seen.append((supply.value(), [p.pull() for p in lines], [x.powered for x in c.chips]))
+
+    at_ms(idle - 5_000, look)
+    at_ms(idle + 40_000, look)
+    tap_at(idle + 60_000, BUTTON["plus"])
+    before = c.displays()
+    c.run_ms(idle + 40_000)
+    c.run_ms(1_000)
+    awake, asleep = seen
+    assert awake == (0, [machine.Pin.PULL_UP] * 4, [True, True])
+    assert asleep == (1, [0] * 4, [False, False])  # off, no pull-up feeding them
+    assert supply.value() == 0 and [p.pull() for p in lines] == [machine.Pin.PULL_UP] * 4
+    for chip in c.chips:
+        assert chip.power_cycles == 1 and chip.backfed == 0 and chip.errors == 0
+    assert c.displays() == before  # the ready screen again, on modules that forgot it
+
+
 def test_the_lever_that_wakes_it_starts_no_game(idle_ms):
     c, idle = idle_ms
     tap_at(idle + 60_000, LEVER["left"])
@@ -181,3 +211,28 @@ def test_between_wakeups_deep_sleep_on_cells_only(tmp_path):
     c.run_ms(1_000)
     assert c.app.board.power.wakes == 1
     assert machine.mem32[SLEEP_EN0] == gate.SLEEP_EN0 and machine.mem32[SCR] & 4
+
+
+def test_asleep_on_cells_the_pwm_runs_only_while_the_buzzer_sounds(tmp_path):
+    """The flag's sound plays on through the deep sleeps between its steps (sleepgate.py: the
+    PWM's clock on while the buzzer sounds); silent, the PWM's clock is gated too."""
+    c = booted(tmp_path)
+    gate = c.module("sleepgate")
+    c.press("set")
+    c.run_ms(200)
+    for _ in range(8):  # Bullet 1+0 (presets.py)
+        c.press("plus")
+        c.run_ms(200)
+    c.press("play")
+    c.run_ms(500)
+    c.press("left")  # White's minute runs out
+    seen = []
+    for ms in (30_000, 60_400, 60_900, 64_000):
+        at_ms(ms, lambda: seen.append((c.buzzer()[0], machine.mem32[SLEEP_EN0])))
+    c.run_ms(65_000)
+    assert c.app.ui.game.state == c.module("engine").FLAGGED
+    quiet, *flag, after = seen
+    assert quiet == (False, gate.SLEEP_EN0)
+    for sounding, en0 in flag:
+        assert en0 == gate.SLEEP_EN0 | gate.PWM_EN0, (sounding, hex(en0))
+    assert after == (False, gate.SLEEP_EN0)

@@ -38,7 +38,15 @@ import release
 import runner
 
 from simboard import ht1621_decode, tm1637_decode
-from simboard.firmware import BUTTON, DISPLAY_FILE, DISPLAY_PINS, LCD_PINS, LED_PINS, LEVER
+from simboard.firmware import (
+    BUTTON,
+    DISPLAY_FILE,
+    DISPLAY_PINS,
+    DISPLAY_SUPPLY,
+    LCD_PINS,
+    LED_PINS,
+    LEVER,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,6 +128,13 @@ def firmware_files(root=ROOT, python=sys.executable):
     return release.firmware_files(Path(root), runner.Runner(str(root)), python)
 
 
+def has_supply_switch(root):
+    """Whether the firmware under `root` drives the LED build's display supply switch
+    (board.py's _DISPLAY_SUPPLY)."""
+    board = Path(root) / "firmware" / "board.py"
+    return board.exists() and "_DISPLAY_SUPPLY" in board.read_text()
+
+
 def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     """The 2 MiB flash of a Pico after dragging `make uf2`'s file onto it: MicroPython's
     pages, erased flash elsewhere, the littlefs image of `files` at 0xA0000."""
@@ -133,14 +148,18 @@ def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     return bytes(out)
 
 
-def wiring(display="led", vbus=True):
-    """What run.mjs puts on the pins: the LED build's TM1637s, or (`display="lcd"`) the LCD
-    build's two HT1621 glasses on the same GP2-GP5; GP24, the Pico's VBUS sense, high while
-    USB powers the board (`vbus`: the emulated host is on the USB port either way)."""
+def wiring(display="led", vbus=True, supply=True):
+    """What run.mjs puts on the pins: the LED build's TM1637s with their supply switch on
+    GP14, or (`display="lcd"`) the LCD build's two HT1621 glasses on the same GP2-GP5;
+    GP24, the Pico's VBUS sense, high while USB powers the board (`vbus`: the emulated host
+    is on the USB port either way).
+    `supply` False wires the modules straight to 3V3 (a firmware from before the switch,
+    the chip bench's baseline: has_supply_switch)."""
     lcd = display == "lcd"
     return {
         "vbus": bool(vbus),
         "displays": [] if lcd else [list(p) for p in DISPLAY_PINS],
+        "display_supply": DISPLAY_SUPPLY if supply and not lcd else None,
         "lcd": list(LCD_PINS) if lcd else None,
         "switches": sorted(PINS.values()),
         "leds": list(LED_PINS),
@@ -226,6 +245,8 @@ class Trace:
         self.serial_at = [tuple(x) for x in rec.get("serial_at", ())]
         self.reset = rec["reset"]
         self.protocol_errors = rec["tm_errors"] + rec.get("lcd_errors", [])
+        # [(t_ns, on)] per TM1637: its supply switched (unpowered, it is dark and empty)
+        self.tm_power = [[tuple(x) for x in side] for side in rec.get("tm_power", [[], []])]
         # The LCD build's glasses: (start_ns, end_ns, mode, bits, RAM nibbles 0..11, lit) per
         # transaction, and each glass's commands in order.
         self.lcd_frames = [[tuple(f) for f in side] for side in rec.get("lcd_frames", [])]
@@ -233,27 +254,44 @@ class Trace:
         self.emulator_errors = rec["emulator_errors"]
         self.flash_ops = rec["flash_ops"]
 
-    def lit(self, side):
-        """[Lit]: each change of what display `side` lights, at the stop that ends the frame
-        making it (for new digits: the address frame, whose `start` is that frame's)."""
+    def tm_states(self, side):
+        """[(t_ns, start_ns, ram, ctrl, powered)]: TM1637 `side`'s state after each frame
+        (at its stop; `start` is the frame's) and each switch of its supply: its 6 RAM bytes
+        and its display control (-1: none since power-on). Unpowered, it is dark and empty."""
         ram = bytearray(6)
         ctrl = -1
-        shown = None
+        powered = True
+        power = self.tm_power[side] if side < len(self.tm_power) else []
+        events = [(stop, 1, start, data) for start, stop, data in self.frames[side]]
+        events += [(t, 0, t, on) for t, on in power]
         out = []
-        for start, stop, data in self.frames[side]:
-            cmd = data[0] & 0xC0
-            if cmd == 0xC0:
+        for t, kind, start, data in sorted(events, key=lambda e: (e[0], e[1])):
+            if kind == 0:
+                powered = data
+                ram = bytearray(6)
+                ctrl = -1
+            elif data[0] & 0xC0 == 0xC0:
                 a = data[0] & 0x3F
                 for b in data[1:]:
                     ram[a] = b
                     a += 1
-            elif cmd == 0x80:
+            elif data[0] & 0xC0 == 0x80:
                 ctrl = data[0] & 0x0F
-            now = bytes(ram[:4]) if ctrl >= 0 and ctrl & 0x08 else None
+            out.append((t, start, bytes(ram), ctrl, powered))
+        return out
+
+    def lit(self, side):
+        """[Lit]: each change of what display `side` lights, at the stop that ends the frame
+        making it (for new digits: the address frame, whose `start` is that frame's), or at
+        the instant its supply went off."""
+        shown = None
+        out = []
+        for t, start, ram, ctrl, _powered in self.tm_states(side):
+            now = ram[:4] if ctrl >= 0 and ctrl & 0x08 else None
             if now != shown:
                 shown = now
                 text, colon = tm1637_decode.text(now) if now is not None else (None, False)
-                out.append(Lit(stop, text, colon, start, now))
+                out.append(Lit(t, text, colon, start, now))
         return out
 
     def lcd_lit(self, side):
@@ -328,6 +366,7 @@ class Chip:
                 % (BOOTROM_ENV, " or ".join(BOOTROM_NAMES), self.uf2)
             )
         self.bootrom = bootrom_bytes(bootrom)
+        self.supply_switch = has_supply_switch(root)
         self.files = firmware_files(root) if files is None else files
         if display == "lcd":
             self.files = list(self.files) + [(DISPLAY_FILE, b"lcd\n")]
@@ -429,7 +468,7 @@ class Session:
             op="init",
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
-            wiring=wiring(display, vbus),
+            wiring=wiring(display, vbus, chip.supply_switch),
             clocks=clocks,
         )
 

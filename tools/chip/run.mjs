@@ -4,7 +4,7 @@
 //
 // The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
 // path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...] (TM1637s),
-// "lcd": [cs_left, wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
+// "display_supply": gpio (their supply switch, low = powered; optional), "lcd": [cs_left, wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
 // "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
 // "probes": [gpio...] (free pins whose every level change is recorded) }, "clocks": "fixed"
 // (the default: every core cycle 8 ns) or "model" (the RP2040's clock tree: clocks.mjs) }.
@@ -74,7 +74,8 @@ class Session {
     };
     board.rec = rec;
     board.displays = w.displays.map(
-      ([clk, dio], i) => new TM1637(board, clk, dio, i === 0 ? 'left' : 'right'),
+      ([clk, dio], i) =>
+        new TM1637(board, clk, dio, i === 0 ? 'left' : 'right', w.display_supply ?? null),
     );
     board.lcds = [];
     if (w.lcd) {
@@ -274,6 +275,7 @@ class Session {
     return {
       frames: board.displays.map((d) => d.frames),
       tm_errors: board.displays.flatMap((d) => d.errors),
+      tm_power: board.displays.map((d) => d.power),
       lcd_frames: board.lcds.map((d) => d.frames),
       lcd_commands: board.lcds.map((d) => d.commands),
       lcd_errors: board.lcds.flatMap((d) => d.errors),

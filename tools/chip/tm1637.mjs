@@ -16,15 +16,24 @@
 //   0x80 | 0x08 (on) | brightness 0..7 (display control), alone in its frame.
 // Not supported here, so an error: reading keys, test mode, an address past 5.
 //
+// The supply (the LED build's switch in the modules' 3V3, board.py: `supply` high = off, the
+// switch's gate pulled up, so off until the firmware drives it low): unpowered, the chip is
+// dark and holds nothing, and the module's pull-ups, now to a dead rail, hold CLK and DIO
+// low; a line the RP2040 pulls up or drives high then feeds the unpowered module through its
+// input, an error. Powered again, the chip starts dark, and since the datasheet does not
+// say which data mode it powers up in, digits before a data command are an error.
+//
 // A stop is CLK rising with DIO low, then DIO rising: that CLK rise is not a data bit.
 // A stop with no start while idle is ignored, and so is a start followed at once by a stop
 // (SoftI2C's constructor sends its stop sequence with CLK already high: DIO falls, rises).
+
+import { GPIOPinState } from 'rp2040js';
 
 const MIN_PULSE_NS = 400;
 const MIN_SETUP_NS = 100;
 
 export class TM1637 {
-  constructor(board, clk, dio, name) {
+  constructor(board, clk, dio, name, supply = null) {
     this.board = board;
     this.clk = clk;
     this.dio = dio;
@@ -46,10 +55,50 @@ export class TM1637 {
     this.clkChanged = 0;
     this.dioChanged = 0;
     this.addr = -1; // write address while an address frame runs
+    this.modeSet = false; // a data command since power-on
+    this.powered = true;
+    this.power = []; // [t_ns, on] each time the supply switched
     board.pullUp(clk);
     board.pullUp(dio);
     board.watch(clk, (level, t) => this.onClk(level, t));
     board.watch(dio, (level, t) => this.onDio(level, t));
+    if (supply !== null) {
+      board.pullUp(supply); // the switch's gate resistor: off until driven low
+      board.watch(supply, (level, t) => this.onSupply(!level, t));
+      for (const g of [clk, dio]) board.mcu.gpio[g].addListener(() => this.checkFeed(g));
+      this.onSupply(!board.level[supply], 0);
+    }
+  }
+
+  onSupply(on, t) {
+    if (on === this.powered) return;
+    this.powered = on;
+    this.power.push([t, on]);
+    const board = this.board;
+    for (const g of [this.clk, this.dio]) {
+      board.extPullUp[g] = on ? 1 : 0;
+      board.drive(g, !on); // the module's pull-ups to its dead rail hold the line low
+    }
+    this.ram.fill(0);
+    this.ctrl = -1;
+    this.modeSet = false;
+    this.fixed = false;
+    this.inFrame = false;
+    if (this.acking) board.drive(this.dio, false);
+    this.acking = false;
+    this.bit = 0;
+    this.shift = 0;
+    this.checkFeed(this.clk);
+    this.checkFeed(this.dio);
+  }
+
+  /** An unpowered module fed through a line the RP2040 pulls or drives high. */
+  checkFeed(g) {
+    if (this.powered) return;
+    const state = this.board.mcu.gpio[g].value;
+    if (state === GPIOPinState.InputPullUp || state === GPIOPinState.High) {
+      this.error(this.board.clock.nanos, `GPIO ${g} feeds the unpowered module`);
+    }
   }
 
   error(t, message) {
@@ -57,6 +106,7 @@ export class TM1637 {
   }
 
   onClk(level, t) {
+    if (!this.powered) return;
     const width = t - this.clkChanged;
     if (this.inFrame && width < MIN_PULSE_NS) {
       this.error(t, `CLK ${level ? 'low' : 'high'} for only ${width} ns`);
@@ -86,6 +136,7 @@ export class TM1637 {
   }
 
   onDio(level, t) {
+    if (!this.powered) return;
     this.dioLevel = level;
     this.dioChanged = t;
     if (!this.clkLevel) return; // data may change while CLK is low
@@ -119,8 +170,10 @@ export class TM1637 {
         if (value & 0x08) this.error(t, 'test mode');
         if (value & 0x30) this.error(t, `unknown data command 0x${value.toString(16)}`);
         this.fixed = !!(value & 0x04);
+        this.modeSet = true;
       } else if (kind === 0xc0) {
         this.addr = value & 0x3f;
+        if (!this.modeSet) this.error(t, 'digits before a data command since power-on');
         if (this.addr > 5) this.error(t, `address ${this.addr} past the 6 digits`);
       } else if (kind === 0x80) {
         if (value & 0x30) this.error(t, `unknown display control 0x${value.toString(16)}`);

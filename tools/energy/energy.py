@@ -51,16 +51,64 @@ PICO_MEASURED_AT_V = 5.0
 BUSY = {"h:mm": 0.0002, "mm:ss": 0.0044, "tenths": 0.022}
 
 # On cells the core sleeps between wakeups in the RP2040's deep sleep (sleepgate.py): clk_sys
-# stays at 125 MHz on PLL_SYS for the PIO blocks, the timer, IO, PWM and the bus fabric;
-# the processors' clocks, the ROM, XIP, SRAM, USB, ADC, UART, SPI and I2C stop. The chip's
-# power-state ledger measures the time in that state (host_tests/chip/test_chip_sleep.py:
-# on cells every sleep between wakeups is one). Assumption: 10 mA into the Pico at 5 V in
-# it. No measurement of this state was found through the project's sources; it lies between
-# two published figures, 19 mA in WFE with every clock on at 125 MHz (PICO_SLEEP_MA) and
-# 1.5 mA in MicroPython's timed lightsleep (clk_sys 12 MHz on the crystal, the PLLs off,
-# most clocks gated: the commit cited at PICO_DORMANT_MA). The warnings stay placed for the
-# load without it: should the deep sleep save less than assumed, 10 h still remain.
-PICO_DEEP_SLEEP_MA = 10.0
+# stays at 125 MHz on PLL_SYS, SCR.SLEEPDEEP is set and SLEEP_EN leaves on only the branch
+# clocks the stamps, the alarm and the frames need. Its current is built from two published
+# figures: a Pico at 5 V asleep that way with the timer's clock alone left on, 6.68 mA
+# (github.com/cpottle9/RP2-PowerControl, POWER_MEASUREMENTS.md, "timer only sleep_ms" at
+# 125 MHz: MicroPython 1.23 on a Pico, a USB power meter; the same table has 21.24 mA busy
+# and 18.80 mA in MicroPython's sleep_ms, close to PICO_BUSY_MA and PICO_SLEEP_MA), plus each
+# further clock's DVDD current per MHz of clk_sys (RP2040 datasheet, 5.7.1, Table 635
+# "Baseline power consumption", typical), taken through the RP2040's core regulator (DVDD
+# from 3V3: the same current) and the Pico's buck-boost (EFFICIENCY) to 5 V. Clocks with no
+# row in that table (the bus fabric, the register blocks of the clocks, PLL, PSM, resets,
+# ROSC, XOSC, syscfg) are not counted: the figure is rather low than high by them.
+PICO_TIMER_ONLY_SLEEP_MA = 6.68
+TIMER_ONLY = frozenset({"sys_timer"})
+DVDD_UA_PER_MHZ = {  # SLEEP_EN bit names (tools/chip/clocks.mjs) -> Table 635's rows
+    ("sys_io", "sys_pads"): 23.6,  # "IO + Pads": one row for both clocks
+    ("sys_pio0",): 12.3,
+    ("sys_pio1",): 12.5,
+    ("sys_pwm",): 5.0,
+    ("sys_rtc", "rtc_rtc"): 1.1,
+    ("sys_sio",): 1.9,
+    ("sys_watchdog",): 1.0,
+    ("sys_dma",): 2.6,
+    ("sys_i2c0",): 3.9,
+    ("sys_i2c1",): 3.8,
+    ("sys_spi0", "peri_spi0"): 1.7,
+    ("sys_spi1", "peri_spi1"): 1.8,
+    ("sys_uart0", "peri_uart0"): 3.5,
+    ("sys_uart1", "peri_uart1"): 3.7,
+    ("sys_xip",): 37.6,
+}
+CLK_SYS_MHZ = 125
+
+
+def deep_sleep_ma(clocks_on, mhz=CLK_SYS_MHZ):
+    """The Pico's current at 5 V (mA) in deep sleep with the branch clocks `clocks_on`
+    (SLEEP_EN's names) running at clk_sys = `mhz` (only 125 MHz has a measured base)."""
+    if mhz != CLK_SYS_MHZ:
+        raise ValueError("no published deep-sleep figure at %s MHz" % mhz)
+    on = set(clocks_on)
+    dvdd_ua = (
+        sum(
+            ua
+            for names, ua in DVDD_UA_PER_MHZ.items()
+            if on & set(names) and not TIMER_ONLY >= set(names)
+        )
+        * mhz
+    )
+    return PICO_TIMER_ONLY_SLEEP_MA + dvdd_ua / 1000 * V3V3_CORE / (
+        PICO_MEASURED_AT_V * EFFICIENCY
+    )
+
+
+# The clocks sleepgate.py leaves on (its SLEEP_EN0/1) with the buzzer silent.
+SLEEPGATE_CLOCKS = (
+    "sys_clocks sys_busctrl sys_busfabric sys_io sys_vreg_and_chip_reset sys_pads sys_pio0 "
+    "sys_pio1 sys_pll_sys sys_psm sys_resets sys_rosc rtc_rtc sys_rtc sys_sio "
+    "sys_syscfg sys_timer sys_watchdog sys_xosc"
+).split()
 
 # ---------------------------------------------------------------------------- regulator
 # The Pico's RT6150 buck-boost, 3V3 out at 30-80 mA from 3-4.5 V in. Assumption: 85 %
@@ -68,6 +116,7 @@ PICO_DEEP_SLEEP_MA = 10.0
 # converters of this class are quoted at 85-90 % at tens of mA; the lower end is used).
 EFFICIENCY = 0.85
 V3V3 = 3.3
+V3V3_CORE = 3.3  # the RP2040's core regulator's input: DVDD's current is drawn from 3V3
 
 # ---------------------------------------------------------------------------- TM1637 modules
 # The TM1637's brightness levels 0..7 are the pulse widths 1/16, 2/16, 4/16, 10/16, 11/16,
@@ -78,14 +127,16 @@ PULSE_16 = (1, 2, 4, 10, 11, 12, 13, 14)
 # module wires 4, so each digit is driven 1/6 of the time. (That the scan always covers
 # the six grids is an assumption consistent with the datasheet's display-cycle figure.)
 GRIDS = 6
-# Current of one lit segment while its grid is driven. Assumption, on the high side: 20 mA.
-# The datasheet's segment drive current (its electrical characteristics) was not found
-# through the project's sources; the module's segments have no series resistors on the
-# common boards, so the driver's own limit sets it, and at VDD = 3.3 V a red segment
-# (about 1.9 V) leaves the driver 1.4 V. 20 mA is a ceiling for such a driver at that
-# headroom: the hours below are rather too few than too many.
+# Current of one lit segment while its grid is driven. Assumption: 20 mA. The module's
+# segments have no series resistors on the common boards, so the drivers set it. The TM1637
+# datasheet (V2.4, electrical characteristics, at VDD 4.5-5.5 V) gives the segment outputs'
+# sink current as 20 mA minimum, 30 typical, 50 maximum at 0.3 V, and the grids' source
+# current as 80-180 mA at VDD - 2 V; it has no figure at 3.3 V. Here VDD is 3.3 V and a red
+# segment (about 1.9 V) leaves both drivers 1.4 V together, so a segment gets less than at
+# 5 V: the datasheet's minimum at 5 V is taken.
 SEGMENT_MA = 20.0
-# The chip's own supply current, segments off. Assumption: 1 mA (not found either).
+# The chip's own supply current, segments off. Assumption: 1 mA. The datasheet gives only a
+# maximum, 5 mA ("dynamic current", no load, display off, at 4.5-5.5 V).
 TM1637_IDLE_MA = 1.0
 
 # ---------------------------------------------------------------------------- the rest
@@ -100,11 +151,12 @@ BUZZER_MA = 10e-9 * V3V3 * 4000 * 1000
 BUZZER_DUTY = 10 / 3600
 
 # ---------------------------------------------------------------------------- LCD build
-# An HT1621 glass (the PDC-6X1 module, backlight unconnected), LCD on, its on-chip 256 kHz RC
-# oscillator, no load on its tone output. Assumption on the high side: 0.3 mA per glass (the
-# HT1621 datasheet's operating current as recalled: about 150 µA typical at 3 V, 300 µA at
-# 5 V; the figure was not found through the project's sources). The glass itself (a few nF
-# of segments switched at the frame rate) adds microamps.
+# An HT1621 glass (the PDC-6X1 module, backlight unconnected), LCD on, its on-chip RC
+# oscillator, no load on its tone output: 0.3 mA. Published: Holtek HT1621 datasheet (Rev
+# 3.21, D.C. characteristics, IDD1 "no load, LCD ON, on-chip RC oscillator"): 150 µA
+# typical and 300 µA maximum at 3 V, 300 and 600 µA at 5 V; the maximum at 3 V is taken
+# (the glasses run at 3.3 V). The glass itself (a few nF of segments switched at the frame
+# rate) adds microamps.
 HT1621_MA = 0.3
 # ---------------------------------------------------------------------------- dormant
 # A Pico in MicroPython's machine.lightsleep() without a period (the XOSC dormant the idle
@@ -115,10 +167,15 @@ PICO_DORMANT_MA = 0.9
 IDLE_MIN = 10  # app.IDLE_MS (host_tests/tools/test_energy.py checks it)
 # While dormant the displays are switched off but stay powered from 3V3: a TM1637 keeps its
 # own supply current (TM1637_IDLE_MA, an assumption); an HT1621 is in its power-down (SYS
-# DIS: oscillator and bias generator stopped, ht1621.py). Assumption: 5 µA a glass (the
-# HT1621 datasheet's standby current as recalled, at most 5 µA at 3 V; not found through
-# the project's sources).
+# DIS: oscillator and bias generator stopped, ht1621.py): 5 µA a glass. Published: the
+# HT1621 datasheet's standby current ISTB (same table), 0.1 µA typical and 5 µA maximum at
+# 3 V; the maximum is taken.
 HT1621_STANDBY_MA = 0.005
+# The LED build switches its modules' supply off while dormant (board.py: a P-MOSFET in their
+# 3V3 line, hardware/README.md): what is left is the switch's leakage, at most 1 µA (AO3401A
+# datasheet, Alpha & Omega Rev 3 2011: zero-gate-voltage drain current at -30 V), and its
+# gate resistor carries no current with the gate held high.
+SUPPLY_SWITCH_OFF_MA = 0.001
 # The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
 # of a turn, instead of being lit the whole game.
 LCD_LED_DUTY = 60 / 2000
@@ -204,30 +261,47 @@ def _interp(points, x):
 
 
 # ---------------------------------------------------------------------------- a whole game
-def game_profile(preset=0, moves=60, think_s=(60, 150, 240, 120, 90, 180, 45, 200)):
-    """Play a game of `preset` on the firmware's own UI (no board: engine, ui, segments) and
-    return what its displays lit, weighted by time: {"segments": average lit segments of
-    one display (colon included), "layout": {layout: share of the running time}, "hours":
-    the game's length}. Each side thinks think_s[i % len] seconds on its i-th move, `moves`
-    moves each: the default is a 5-hour FIDE classical game."""
-    import engine as E
-    import segments
-    import settings as settings_mod
-    import ui as ui_mod
+# The games the model plays on the firmware's UI (game_profile) and the chip's power ledger
+# plays on the emulated board (tools/chip/power_ledger.py): a preset of presets.py, `moves`
+# moves each, each side thinking think_s[i % len] seconds on its i-th move. "fide": a
+# 4.5-hour FIDE 90/40+30 classical game; "blitz": Blitz 3+2 at about 5 s a move.
+GAMES = {
+    "fide": {"preset": 0, "moves": 60, "think_s": (60, 150, 240, 120, 90, 180, 45, 200)},
+    "blitz": {"preset": 6, "moves": 40, "think_s": (3, 5, 2, 8, 4, 6)},
+}
 
-    s = settings_mod.defaults()
-    s["control"] = {"preset": preset}
-    ui = ui_mod.Ui(s)
-    g = ui.game
-    presses = []
-    t = 1000
-    presses.append((t, 0))  # Black starts White's (right) clock
+
+def schedule(moves, think_s):
+    """The lever presses of a game: ([(ms, side)], end ms). Black (side 0, left) starts
+    White's clock at 0, then the sides press in turn, `moves` each."""
+    presses = [(0, 0)]
+    t = 0
     side = 1
     for i in range(2 * moves):
         t += 1000 * think_s[(i // 2) % len(think_s)]
         presses.append((t, side))
         side = 1 - side
-    end = t
+    return presses, t
+
+
+def game_profile(game="fide", moves=None):
+    """Play energy.GAMES[`game`] (its first `moves` moves each, if given) on the firmware's
+    own UI (no board: engine, ui, segments) and return what its displays lit, weighted by
+    time: {"segments": average lit segments of one display (colon included), "layout":
+    {layout: share of the running time}, "hours": the game's length}."""
+    import engine as E
+    import segments
+    import settings as settings_mod
+    import ui as ui_mod
+
+    spec = GAMES[game]
+    s = settings_mod.defaults()
+    s["control"] = {"preset": spec["preset"]}
+    ui = ui_mod.Ui(s)
+    g = ui.game
+    plan, end = schedule(spec["moves"] if moves is None else moves, spec["think_s"])
+    presses = [(1000 + t, side) for t, side in plan]
+    end += 1000
     seg = bytearray(4)
     lit_ms = 0
     layout_ms = {"h:mm": 0, "mm:ss": 0, "tenths": 0}
@@ -308,33 +382,90 @@ def lcd_model(profile):
     return out
 
 
-def deep_sleep_model(profile, levels, lcd):
-    """Both builds with the core in deep sleep between wakeups (PICO_DEEP_SLEEP_MA, an
-    assumption), the LED build at the default brightness: per cell kind the hours of play
-    and the hours left after the warning, which stays where `levels` / `lcd` (the load
-    without the deep sleep) put it."""
+# ---------------------------------------------------------------------------- the ledger
+# Where whole games spend their time on the emulated chip, by power state, and what the
+# displays and LEDs lit there: tools/chip/power_ledger.py (`make power-ledger`) writes it.
+LEDGER = ROOT / "tools" / "energy" / "ledger.json"
+
+
+def state_ma(row):
+    """The Pico's current at 5 V (mA) in one of the ledger's power states."""
+    state, hz = row["state"], row.get("clk_sys_hz")
+    if state in ("dormant", "stopped"):
+        return PICO_DORMANT_MA
+    if hz != CLK_SYS_MHZ * 1_000_000:
+        raise ValueError("no published figure for %s at clk_sys %s Hz" % (state, hz))
+    if state == "awake":
+        return PICO_BUSY_MA
+    if state == "sleep":
+        return PICO_SLEEP_MA
+    if state == "deep_sleep":
+        return deep_sleep_ma(row["clocks_on"])
+    raise ValueError("no current for the power state %r" % state)
+
+
+def run_load(build, rec, level=DEFAULT_BRIGHTNESS):
+    """One ledger run's average load: {"pico_ma" (at 5 V), "displays_ma", "led_ma" (3V3),
+    "mw" (at VSYS), and the state shares}. The TM1637s' segments count at the levels the
+    chip's wires saw (the default brightness: `level` only names it)."""
+    total = rec["seconds"]
+    shares = {}
+    pico = 0.0
+    for row in rec["states"]:
+        shares[row["state"]] = shares.get(row["state"], 0.0) + row["s"] / total
+        pico += row["s"] / total * state_ma(row)
+    if build == "lcd":
+        displays = sum(
+            HT1621_MA * lit / total + HT1621_STANDBY_MA * (1 - lit / total)
+            for lit in rec["glasses_lit_s"]
+        )
+    else:
+        displays = 0.0
+        for d in rec["displays"]:
+            pulses = sum(s * PULSE_16[int(k)] / 16 for k, s in d["segment_s"].items())
+            powered = d.get("powered_s", total) / total  # its supply switch (board.py)
+            displays += TM1637_IDLE_MA * powered + SEGMENT_MA * pulses / GRIDS / total
+    led = LED_MA * sum(rec["leds_s"]) / total
+    buzzer = BUZZER_MA * rec["buzzer_s"] / total
+    mw = PICO_MEASURED_AT_V * pico + V3V3 * (displays + led + buzzer) / EFFICIENCY
+    return {
+        "pico_ma": pico,
+        "displays_ma": displays,
+        "led_ma": led,
+        "mw": mw,
+        "shares": shares,
+        "wakeups_per_s": sum(r["entries"] for r in rec["states"] if r["state"] == "awake") / total,
+    }
+
+
+def ledger_model(ledger):
+    """Every run of `ledger` (ledger.json's contents) as a load and its hours on fresh cells:
+    {build: {game: run_load(...) + {kind: hours}}}."""
     out = {}
-    for build, p, placed in (
-        ("led", load_mw(DEFAULT_BRIGHTNESS, profile, PICO_DEEP_SLEEP_MA), levels),
-        ("lcd", lcd_load_mw(profile, PICO_DEEP_SLEEP_MA), lcd),
-    ):
-        row = {"mw": p, "total_ma": cell_ma(p, 1.2)}
-        for name, curve, mah in KINDS:
-            warn = placed[name]["warning"]
-            f = _fraction_at(curve, warn[2] / 1000 / (1 + ADC_MARGIN))
-            row[name] = {
-                "hours": hours_left(curve, mah, p, 0.0),
-                "after_warning_derated": hours_left(curve, mah, p, f, DERATE),
-            }
-        out[build] = row
+    for build, runs in sorted(ledger["runs"].items()):
+        for game, rec in runs.items():
+            row = run_load(build, rec)
+            for name, curve, mah in KINDS:
+                row[name] = hours_left(curve, mah, row["mw"], 0.0)
+            out.setdefault(build, {})[game] = row
     return out
+
+
+def read_ledger(path=LEDGER):
+    """ledger.json's contents, or None when it is not there."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None
 
 
 def idle_model():
     """The dormant clock per build: its power at VSYS (mW), the cells' current at 1.2 V a
     cell (mA), and the days fresh cells of each kind last in the box."""
     out = {}
-    for build, displays_ma in (("led", 2 * TM1637_IDLE_MA), ("lcd", 2 * HT1621_STANDBY_MA)):
+    for build, displays_ma in (("led", SUPPLY_SWITCH_OFF_MA), ("lcd", 2 * HT1621_STANDBY_MA)):
         p = PICO_MEASURED_AT_V * PICO_DORMANT_MA + V3V3 * displays_ma / EFFICIENCY
         row = {"mw": p, "total_ma": cell_ma(p, 1.2)}
         for name, curve, mah in KINDS:
@@ -419,13 +550,14 @@ def model(profile=None):
         levels.append(row)
     p_default = load_mw(DEFAULT_BRIGHTNESS, profile)
     tables = {name: level_table(curve, mah, p_default) for name, curve, mah in KINDS}
-    lcd = lcd_model(profile)
+    ledger = read_ledger()
     return {
         "profile": profile,
         "levels": levels,
         "tables": tables,
-        "lcd": lcd,
-        "deep": deep_sleep_model(profile, levels[DEFAULT_BRIGHTNESS], lcd),
+        "lcd": lcd_model(profile),
+        "ledger": ledger,
+        "measured": ledger_model(ledger) if ledger else None,
         "idle": idle_model(),
     }
 
@@ -507,32 +639,12 @@ def markdown(m):
             lcd["NiMH"]["after_warning_derated"],
         ),
     ]
-    deep = m["deep"]
-    lines += [
-        "",
-        "With the core in deep sleep between wakeups on cells (sleepgate.py; the Pico assumed at"
-        " %.0f mA asleep, 5 V; the warnings where they are above): LED build at the default"
-        " brightness %.0f mW, alkaline %.0f h (%.0f h after the warning, cold), NiMH %.0f h"
-        " (%.0f h); LCD build %.0f mW, alkaline %.0f h (%.0f h), NiMH %.0f h (%.0f h)."
-        % (
-            PICO_DEEP_SLEEP_MA,
-            deep["led"]["mw"],
-            deep["led"]["alkaline"]["hours"],
-            deep["led"]["alkaline"]["after_warning_derated"],
-            deep["led"]["NiMH"]["hours"],
-            deep["led"]["NiMH"]["after_warning_derated"],
-            deep["lcd"]["mw"],
-            deep["lcd"]["alkaline"]["hours"],
-            deep["lcd"]["alkaline"]["after_warning_derated"],
-            deep["lcd"]["NiMH"]["hours"],
-            deep["lcd"]["NiMH"]["after_warning_derated"],
-        ),
-    ]
+    lines += ["", *ledger_markdown(m)]
     idle = m["idle"]
     lines += [
         "",
-        "Dormant (idle %d min at the ready screen on cells): the Pico %.1f mA at 5 V, the"
-        " displays off but powered (the glasses in their power-down); LED build %.1f mA from"
+        "Dormant (idle %d min at the ready screen on cells): the Pico %.1f mA at 5 V, the LED"
+        " build's modules unpowered, the glasses in their power-down; LED build %.1f mA from"
         " cells at 1.2 V (%.0f days on alkaline cells, %.0f on NiMH), LCD build %.1f mA (%.0f"
         " and %.0f days)."
         % (
@@ -547,6 +659,74 @@ def markdown(m):
         ),
     ]
     return "\n".join(lines)
+
+
+GAME_NAMES = {"fide": "FIDE 90/40+30", "blitz": "Blitz 3+2", "idle_hour": "idle hour"}
+
+
+def _each(ledger, key):
+    """The distinct values of `key` over the ledger's records, sorted."""
+    return sorted({str(r.get(key)) for runs in ledger["runs"].values() for r in runs.values()})
+
+
+def ledger_markdown(m):
+    """The table of the chip's power ledger: each build's games, their power states and
+    hours of play on fresh cells."""
+    ledger, measured = m["ledger"], m["measured"]
+    if not measured:
+        return ["No power ledger (%s): `make power-ledger` measures one." % LEDGER.name]
+    lines = [
+        "Measured on the emulated chip (the power ledger, %s; %s, firmware %s), on cells, the"
+        " LED build at the default brightness; the Pico's current per state: awake %.0f mA,"
+        " deep sleep %.1f mA (built from published figures, see energy.py), dormant %.1f mA,"
+        " at 5 V:"
+        % (
+            LEDGER.name,
+            " and ".join(_each(ledger, "micropython")),
+            " and ".join(_each(ledger, "firmware")),
+            PICO_BUSY_MA,
+            deep_sleep_ma(SLEEPGATE_CLOCKS),
+            PICO_DORMANT_MA,
+        ),
+        "",
+        "| build | game | length | awake | deep sleep | dormant | wakeups/s | Pico (5 V)"
+        " | displays (3V3) | LED | clock (VSYS) | alkaline | NiMH |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for build in sorted(measured):
+        for game in ("fide", "blitz", "idle_hour"):
+            row = measured[build].get(game)
+            if row is None:
+                continue
+            rec = ledger["runs"][build][game]
+            sh = row["shares"]
+            lines.append(
+                "| %s | %s | %.2f h | %.2f %% | %.1f %% | %.1f %% | %.2f | %.2f mA | %.2f mA"
+                " | %.2f mA | %.0f mW | %.0f h | %.0f h |"
+                % (
+                    build.upper(),
+                    GAME_NAMES[game],
+                    rec["seconds"] / 3600,
+                    100 * sh.get("awake", 0),
+                    100 * sh.get("deep_sleep", 0),
+                    100 * (sh.get("dormant", 0) + sh.get("stopped", 0)),
+                    row["wakeups_per_s"],
+                    row["pico_ma"],
+                    row["displays_ma"],
+                    row["led_ma"],
+                    row["mw"],
+                    row["alkaline"],
+                    row["NiMH"],
+                )
+            )
+    lines += [
+        "",
+        "Hours: fresh cells to the end of the curve at that game's average load, all day"
+        " long (the idle hour's: a clock left at the ready screen, dormant after %d min)."
+        " The warnings stay placed for the load in the table above (the Pico at its WFE"
+        " floor): on the measured load more than 10 h remain after them." % IDLE_MIN,
+    ]
+    return lines
 
 
 def firmware_constants(m):

@@ -50,6 +50,7 @@ LCD_PINS = (2, 3, 4, 5)  # the LCD build's HT1621s: CS left, WR, DATA, CS right
 DISPLAYS = ("led", "lcd")
 DISPLAY_FILE = "display.cfg"  # board.DISPLAY_FILE: the build's displays, "lcd" or missing
 LED_PINS = (8, 9)
+DISPLAY_SUPPLY = 14  # the LED build's display modules' 3V3 switch (board.py): low = on
 
 
 class Stop(Exception):
@@ -117,7 +118,9 @@ class SimulatedClock:
             self.chips = ht1621_decode.attach_pair(*pins, clock=machine.now_us)
         else:
             self.chips = tuple(
-                tm1637_decode.attach(machine.Pin(clk), machine.Pin(dio), machine.now_us)
+                tm1637_decode.attach(
+                    machine.Pin(clk), machine.Pin(dio), machine.now_us, machine.Pin(DISPLAY_SUPPLY)
+                )
                 for clk, dio in DISPLAY_PINS
             )
         self.boot_us = None  # virtual us at which the app's monotonic clock reads 0

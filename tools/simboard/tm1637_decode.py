@@ -11,10 +11,17 @@ Two ways to use it:
 - `decode(clk_pin, dio_pin)` replays the pins' recorded traces (fake machine, any time
   after the traffic) and returns the Chip; nobody drove the ACK then, so the driver counted
   NACKs.
-- `attach(clk_pin, dio_pin, clock=None)` puts a live Chip on the pins: it follows every level
-  change and pulls DIO low for each ACK like the real chip, so the driver sees ACKs. With a
-  `clock` (a callable giving the time, e.g. virtual us), `timeline` records (time, lit
-  segment bytes) each time what the display lights changes: when each change was written.
+- `attach(clk_pin, dio_pin, clock=None, supply=None)` puts a live Chip on the pins: it
+  follows every level change and pulls DIO low for each ACK like the real chip, so the
+  driver sees ACKs. With a `clock` (a callable giving the time, e.g. virtual us),
+  `timeline` records (time, lit segment bytes) each time what the display lights changes:
+  when each change was written. With a `supply` pin (the LED build's display supply
+  switch, board.py: low = powered) the module loses power while that pin is high: it goes
+  dark and forgets its digits, acknowledges nothing, and its pull-ups, now to a dead rail,
+  hold both lines low; a line the board still pulls up at that moment feeds the unpowered
+  module through its input and counts in `backfed`. Powered again it starts dark. The
+  datasheet does not say which data mode the chip powers up in, so digits written before
+  any data command since power-on count as an error.
 
 `text(segs)` turns segment bytes back into characters (the inverse of segments.py, with the
 canonical character for shared glyphs: 0 not O, 5 not S, I for the left bar, the lower-case
@@ -57,6 +64,9 @@ class Chip:
         self.frames = 0  # address+data transactions completed
         self.transactions = 0  # start..stop pairs
         self.errors = 0  # protocol violations seen
+        self.powered = True
+        self.backfed = 0  # supply switched off or on while the board pulled a line up
+        self.power_cycles = 0
         self.history = []  # (segments bytes, on, brightness) after each stop that changed it
         self.drive_dio = None  # callable(level or None) when attached live
         self._clk = None
@@ -68,6 +78,7 @@ class Chip:
         self._count = 0  # bytes in this transaction
         self._addr = -1  # address for data bytes, -1 = no address command yet
         self._auto = True
+        self._mode_set = False  # a data command since power-on (its mode is not documented)
         self._data_frame = False
 
     # -- what the display shows
@@ -87,6 +98,9 @@ class Chip:
 
     def edge(self, line, level):
         """A level change on CLK (line 0) or DIO (line 1)."""
+        if not self.powered:
+            self._clk = self._dio = None  # nothing seen: a powered chip starts afresh
+            return
         if line == _CLK:
             prev, self._clk = self._clk, level
             if prev is None or prev == level:
@@ -103,6 +117,31 @@ class Chip:
             self._stop()
         else:
             self._start()
+
+    def power(self, on, pulled_up=False):
+        """The module's supply switched on or off; `pulled_up`: the board pulled a line up
+        as it did."""
+        if pulled_up:
+            self.backfed += 1
+        on = bool(on)
+        if on == self.powered:
+            return
+        self.powered = on
+        if on:
+            return
+        self.power_cycles += 1
+        self._release_ack()
+        self.ram = bytearray(6)
+        self.on = False
+        self.brightness = 0
+        self._in = False
+        self._bits = 0
+        self._ack = 0
+        self._auto = True
+        self._mode_set = False
+        self.history.append((self.segments(), self.on, self.brightness))
+        if self.clock is not None:
+            self.timeline.append((self.clock(), self.shown()))
 
     def _release_ack(self):
         if self._ack == 2 and self.drive_dio is not None:
@@ -170,10 +209,13 @@ class Chip:
                 if b & 0x03:
                     self.errors += 1  # key reading / undefined: not modelled
                 self._auto = not b & 0x04
+                self._mode_set = True
             elif kind == 0x80:
                 self.on = bool(b & 0x08)
                 self.brightness = b & 0x07
             elif kind == 0xC0:
+                if not self._mode_set:
+                    self.errors += 1  # digits before any data command since power-on
                 self._addr = b & 0x0F
                 self._data_frame = True
             else:
@@ -201,12 +243,26 @@ def decode(clk_pin, dio_pin):
     return chip
 
 
-def attach(clk_pin, dio_pin, clock=None):
-    """A live Chip on two fake-machine pins; it drives the ACK on DIO."""
+def attach(clk_pin, dio_pin, clock=None, supply=None):
+    """A live Chip on two fake-machine pins; it drives the ACK on DIO (and, unpowered by a
+    high `supply` pin, holds both lines low)."""
     chip = Chip(clock)
     chip.edge(_CLK, clk_pin.value())
     chip.edge(_DIO, dio_pin.value())
     chip.drive_dio = lambda level: dio_pin.drive(level, source="tm1637")
     clk_pin.watch(lambda _gpio, level: chip.edge(_CLK, level))
     dio_pin.watch(lambda _gpio, level: chip.edge(_DIO, level))
+    if supply is not None:
+
+        def switched(_gpio, level):
+            pulled = any(p.pull() == p.PULL_UP for p in (clk_pin, dio_pin))
+            on = not level
+            chip.power(on, pulled)
+            for p in (clk_pin, dio_pin):
+                p.drive(None if on else 0, source="tm1637 unpowered")
+            if on:
+                chip.edge(_CLK, clk_pin.value())
+                chip.edge(_DIO, dio_pin.value())
+
+        supply.watch(switched)
     return chip
