@@ -208,7 +208,9 @@ def test_a_runs_load_is_its_states_currents_and_what_its_wires_lit():
     glasses = 1.5 * energy.HT1621_MA + 0.5 * energy.HT1621_STANDBY_MA
     assert lcd["displays_ma"] == pytest.approx(glasses)
     assert lcd["mw"] < row["mw"]
-    bad = dict(rec, states=[dict(rec["states"][0], clk_sys_hz=48_000_000)])
+    slow = dict(rec["states"][0], clk_sys_hz=12_000_000)  # awake around a dormant spell
+    assert energy.state_ma(slow) == energy.PICO_BUSY_MA
+    bad = dict(rec, states=[dict(rec["states"][1], clk_sys_hz=48_000_000)])
     with pytest.raises(ValueError):
         energy.run_load("led", bad)
 
