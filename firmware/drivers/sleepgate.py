@@ -13,9 +13,10 @@ and the µs alarm run on: a stamp is exact to the µs whatever the core is doing
 and the watchdog (its tick counts the µs; it stays fed), IO_BANK0 and the pads (the buttons'
 edge interrupts, the pins' levels), SIO, the bus fabric and its control, the clocks,
 resets, power-on state machine, regulator, ROSC, XOSC, PLL_SYS and SYSCFG blocks and the
-RTC; the PWM only while the buzzer sounds (`sounding`: a beep sounds on; silent, its output
-rests low whether its counter runs or not, and its clock is 5 µA/MHz of the core's
-current, RP2040 datasheet table 635). Gated: the ROM, the XIP cache, the six SRAM banks,
+RTC; the PWM only while the buzzer sounds (`sounding`: a beep sounds on; silent, its clock
+is 5 µA/MHz of the core's current, RP2040 datasheet table 635, and its output rests at its
+last level: the duty's 0 takes effect at the counter's next wrap, and a piezo at a steady
+level draws nothing). Gated: the ROM, the XIP cache, the six SRAM banks,
 DMA, USB, ADC, UART, SPI, I2C, JTAG, PLL_USB's registers, SYSINFO and TBMAN: nothing uses
 them while the core sleeps (the ADC is read awake; on cells no USB host is there).
 

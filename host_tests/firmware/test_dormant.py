@@ -234,5 +234,5 @@ def test_asleep_on_cells_the_pwm_runs_only_while_the_buzzer_sounds(tmp_path):
     quiet, *flag, after = seen
     assert quiet == (False, gate.SLEEP_EN0)
     for sounding, en0 in flag:
-        assert en0 == gate.SLEEP_EN0 | gate.PWM_EN0, (sounding, hex(en0))
+        assert sounding and en0 == gate.SLEEP_EN0 | gate.PWM_EN0, (sounding, hex(en0))
     assert after == (False, gate.SLEEP_EN0)

@@ -254,3 +254,15 @@ def test_the_measured_games_run_longer_than_the_planning_load_and_the_warning_ho
         # an idle clock is dormant most of its hour
         idle = measured[build]["idle_hour"]
         assert idle["shares"].get("dormant", 0) + idle["shares"].get("stopped", 0) > 0.8
+
+
+def test_the_bounds_are_the_models_loads_without_the_core(model):
+    """The LED build's hours with a Pico drawing nothing exceed the measured game's and stay
+    under 60 h at the default brightness; the LCD build's with the Pico at lightsleep's floor
+    between wakeups exceed the deep sleep's several times over, and stay under 1000 h."""
+    b = energy.bounds(model["profile"])
+    rail = 2 * energy.display_ma(energy.DEFAULT_BRIGHTNESS, model["profile"]["segments"])
+    assert b["led_mw"] == pytest.approx(energy.V3V3 * (rail + energy.LED_MA) / energy.EFFICIENCY)
+    measured = model["measured"]
+    assert measured["led"]["fide"]["alkaline"] < b["led_h"] < 60
+    assert 4 * measured["lcd"]["fide"]["alkaline"] < b["lcd_h"] < 1000

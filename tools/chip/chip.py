@@ -153,8 +153,8 @@ def wiring(display="led", vbus=True, supply=True):
     GP14, or (`display="lcd"`) the LCD build's two HT1621 glasses on the same GP2-GP5;
     GP24, the Pico's VBUS sense, high while USB powers the board (`vbus`: the emulated host
     is on the USB port either way).
-    `supply` False wires the modules straight to 3V3 (a firmware from before the switch,
-    the chip bench's baseline: has_supply_switch)."""
+    `supply` False wires the modules straight to 3V3 (a firmware without the switch, such
+    as the chip bench's baseline at an older ref: has_supply_switch)."""
     lcd = display == "lcd"
     return {
         "vbus": bool(vbus),

@@ -16,9 +16,9 @@
 //   0x80 | 0x08 (on) | brightness 0..7 (display control), alone in its frame.
 // Not supported here, so an error: reading keys, test mode, an address past 5.
 //
-// The supply (the LED build's switch in the modules' 3V3, board.py: `supply` high = off, the
-// switch's gate pulled up, so off until the firmware drives it low): unpowered, the chip is
-// dark and holds nothing, and the module's pull-ups, now to a dead rail, hold CLK and DIO
+// The supply (the LED build's switch in the modules' 3V3, board.py: `supply` high = off; from
+// a reset until the firmware drives it, the pad's own pull-down holds it low, on): unpowered,
+// the chip is dark and holds nothing, and the module's pull-ups, now to a dead rail, hold CLK and DIO
 // low; a line the RP2040 pulls up or drives high then feeds the unpowered module through its
 // input, an error. Powered again, the chip starts dark, and since the datasheet does not
 // say which data mode it powers up in, digits before a data command are an error.
@@ -63,9 +63,9 @@ export class TM1637 {
     board.watch(clk, (level, t) => this.onClk(level, t));
     board.watch(dio, (level, t) => this.onDio(level, t));
     if (supply !== null) {
-      board.pullUp(supply); // the switch's gate resistor: off until driven low
       board.watch(supply, (level, t) => this.onSupply(!level, t));
       for (const g of [clk, dio]) board.mcu.gpio[g].addListener(() => this.checkFeed(g));
+      board.resolve(supply);
       this.onSupply(!board.level[supply], 0);
     }
   }
@@ -88,6 +88,13 @@ export class TM1637 {
     this.acking = false;
     this.bit = 0;
     this.shift = 0;
+    if (on) {
+      // the lines as they are now: what they did unpowered was not seen
+      this.clkLevel = board.level[this.clk];
+      this.dioLevel = board.level[this.dio];
+      this.clkChanged = t;
+      this.dioChanged = t;
+    }
     this.checkFeed(this.clk);
     this.checkFeed(this.dio);
   }

@@ -63,6 +63,10 @@ BUSY = {"h:mm": 0.0002, "mm:ss": 0.0044, "tenths": 0.022}
 # row in that table (the bus fabric, the register blocks of the clocks, PLL, PSM, resets,
 # ROSC, XOSC, syscfg) are not counted: the figure is rather low than high by them.
 PICO_TIMER_ONLY_SLEEP_MA = 6.68
+# MicroPython's machine.lightsleep() on a Pico (clk_sys on the 12 MHz crystal, the PLLs off,
+# the timer's clock alone on): 1.29 mA at 5 V, the same published table. The floor of any
+# sleep that keeps the µs timer running; the model's bound for the LCD build (bounds()).
+PICO_LIGHTSLEEP_MA = 1.29
 TIMER_ONLY = frozenset({"sys_timer"})
 DVDD_UA_PER_MHZ = {  # SLEEP_EN bit names (tools/chip/clocks.mjs) -> Table 635's rows
     ("sys_io", "sys_pads"): 23.6,  # "IO + Pads": one row for both clocks
@@ -173,8 +177,7 @@ IDLE_MIN = 10  # app.IDLE_MS (host_tests/tools/test_energy.py checks it)
 HT1621_STANDBY_MA = 0.005
 # The LED build switches its modules' supply off while dormant (board.py: a P-MOSFET in their
 # 3V3 line, hardware/README.md): what is left is the switch's leakage, at most 1 µA (AO3401A
-# datasheet, Alpha & Omega Rev 3 2011: zero-gate-voltage drain current at -30 V), and its
-# gate resistor carries no current with the gate held high.
+# datasheet, Alpha & Omega Rev 3 2011: zero-gate-voltage drain current at -30 V).
 SUPPLY_SWITCH_OFF_MA = 0.001
 # The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
 # of a turn, instead of being lit the whole game.
@@ -406,10 +409,10 @@ def state_ma(row):
     raise ValueError("no current for the power state %r" % state)
 
 
-def run_load(build, rec, level=DEFAULT_BRIGHTNESS):
+def run_load(build, rec):
     """One ledger run's average load: {"pico_ma" (at 5 V), "displays_ma", "led_ma" (3V3),
     "mw" (at VSYS), and the state shares}. The TM1637s' segments count at the levels the
-    chip's wires saw (the default brightness: `level` only names it)."""
+    chip's wires saw."""
     total = rec["seconds"]
     shares = {}
     pico = 0.0
@@ -426,7 +429,8 @@ def run_load(build, rec, level=DEFAULT_BRIGHTNESS):
         for d in rec["displays"]:
             pulses = sum(s * PULSE_16[int(k)] / 16 for k, s in d["segment_s"].items())
             powered = d.get("powered_s", total) / total  # its supply switch (board.py)
-            displays += TM1637_IDLE_MA * powered + SEGMENT_MA * pulses / GRIDS / total
+            displays += TM1637_IDLE_MA * powered + SUPPLY_SWITCH_OFF_MA * (1 - powered)
+            displays += SEGMENT_MA * pulses / GRIDS / total
     led = LED_MA * sum(rec["leds_s"]) / total
     buzzer = BUZZER_MA * rec["buzzer_s"] / total
     mw = PICO_MEASURED_AT_V * pico + V3V3 * (displays + led + buzzer) / EFFICIENCY
@@ -437,6 +441,22 @@ def run_load(build, rec, level=DEFAULT_BRIGHTNESS):
         "mw": mw,
         "shares": shares,
         "wakeups_per_s": sum(r["entries"] for r in rec["states"] if r["state"] == "awake") / total,
+    }
+
+
+def bounds(profile):
+    """What the hours are bounded by, on fresh alkaline cells, for the game `profile`: the LED
+    build at the default brightness with a Pico drawing nothing ("led_h"), and the LCD build
+    with the Pico at PICO_LIGHTSLEEP_MA between wakeups (awake the LCD_BUSY share: "lcd_h").
+    """
+    led = V3V3 * (2 * display_ma(DEFAULT_BRIGHTNESS, profile["segments"]) + LED_MA) / EFFICIENCY
+    lcd = lcd_load_mw(profile, PICO_LIGHTSLEEP_MA)
+    curve, mah = ALKALINE_CURVE, ALKALINE_MAH
+    return {
+        "led_mw": led,
+        "led_h": hours_left(curve, mah, led, 0.0),
+        "lcd_mw": lcd,
+        "lcd_h": hours_left(curve, mah, lcd, 0.0),
     }
 
 
@@ -721,6 +741,14 @@ def ledger_markdown(m):
                     row["NiMH"],
                 )
             )
+    b = bounds(m["profile"])
+    lines += [
+        "",
+        "Bounds, alkaline cells, the FIDE game: the LED build's modules and LED alone (a Pico"
+        " drawing nothing) %.0f mW, %.0f h; the LCD build with the Pico at lightsleep's %.2f mA"
+        " between wakeups %.0f mW, %.0f h."
+        % (b["led_mw"], b["led_h"], PICO_LIGHTSLEEP_MA, b["lcd_mw"], b["lcd_h"]),
+    ]
     lines += [
         "",
         "Hours: fresh cells to the end of the curve at that game's average load, all day"
