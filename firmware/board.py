@@ -67,6 +67,7 @@ _PLUS = const(13)
 _BUZZER = const(15)
 _DISPLAY_SUPPLY = const(14)  # the LED build's display modules' 3V3 switch: low = powered
 _POWER_ON_MS = const(10)  # a TM1637 module from its supply switched on to its first frame
+_DISPLAY_LINES = (_LEFT_CLK, _LEFT_DIO, _RIGHT_CLK, _RIGHT_DIO)  # the LED build's wires
 _VBUS = const(24)  # the Pico's VBUS sense (a divider from VBUS: high on USB power)
 _WIRE_MS = const(2)  # the displays' last frames leave their wires within this (ms)
 _BATTERY_ADC = const(3)
@@ -239,7 +240,7 @@ class Board:
         pull-ups then hold the lines low), then the supply switch."""
         if self._supply is None:
             return
-        for g in (_LEFT_CLK, _LEFT_DIO, _RIGHT_CLK, _RIGHT_DIO):
+        for g in _DISPLAY_LINES:
             machine.Pin(g).init(pull=None)  # no mode given: the pin stays the PIO's
         self._supply.value(1)
 
@@ -251,7 +252,7 @@ class Board:
             return
         self._supply.value(0)
         Pin = machine.Pin
-        for g in (_LEFT_CLK, _LEFT_DIO, _RIGHT_CLK, _RIGHT_DIO):
+        for g in _DISPLAY_LINES:
             Pin(g).init(pull=Pin.PULL_UP)
         time.sleep_ms(_POWER_ON_MS)
         for d in self.displays:

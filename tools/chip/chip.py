@@ -128,13 +128,6 @@ def firmware_files(root=ROOT, python=sys.executable):
     return release.firmware_files(Path(root), runner.Runner(str(root)), python)
 
 
-def has_supply_switch(root):
-    """Whether the firmware under `root` drives the LED build's display supply switch
-    (board.py's _DISPLAY_SUPPLY)."""
-    board = Path(root) / "firmware" / "board.py"
-    return board.exists() and "_DISPLAY_SUPPLY" in board.read_text()
-
-
 def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     """The 2 MiB flash of a Pico after dragging `make uf2`'s file onto it: MicroPython's
     pages, erased flash elsewhere, the littlefs image of `files` at 0xA0000."""
@@ -148,18 +141,17 @@ def flash_image(uf2_data, files, source="the MicroPython .uf2"):
     return bytes(out)
 
 
-def wiring(display="led", vbus=True, supply=True):
+def wiring(display="led", vbus=True):
     """What run.mjs puts on the pins: the LED build's TM1637s with their supply switch on
     GP14, or (`display="lcd"`) the LCD build's two HT1621 glasses on the same GP2-GP5;
     GP24, the Pico's VBUS sense, high while USB powers the board (`vbus`: the emulated host
-    is on the USB port either way).
-    `supply` False wires the modules straight to 3V3 (a firmware without the switch, such
-    as the chip bench's baseline at an older ref: has_supply_switch)."""
+    is on the USB port either way). A firmware that never drives GP14 (the chip bench's
+    baseline at an older ref) leaves the pad's reset pull-down holding the switch on."""
     lcd = display == "lcd"
     return {
         "vbus": bool(vbus),
         "displays": [] if lcd else [list(p) for p in DISPLAY_PINS],
-        "display_supply": DISPLAY_SUPPLY if supply and not lcd else None,
+        "display_supply": None if lcd else DISPLAY_SUPPLY,
         "lcd": list(LCD_PINS) if lcd else None,
         "switches": sorted(PINS.values()),
         "leds": list(LED_PINS),
@@ -366,7 +358,6 @@ class Chip:
                 % (BOOTROM_ENV, " or ".join(BOOTROM_NAMES), self.uf2)
             )
         self.bootrom = bootrom_bytes(bootrom)
-        self.supply_switch = has_supply_switch(root)
         self.files = firmware_files(root) if files is None else files
         if display == "lcd":
             self.files = list(self.files) + [(DISPLAY_FILE, b"lcd\n")]
@@ -468,7 +459,7 @@ class Session:
             op="init",
             bootrom=str(tmp / "bootrom.bin"),
             flash=str(tmp / "flash.bin"),
-            wiring=wiring(display, vbus, chip.supply_switch),
+            wiring=wiring(display, vbus),
             clocks=clocks,
         )
 

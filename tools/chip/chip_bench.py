@@ -434,11 +434,10 @@ def _lags(out, lags, kind, name=None):
 SCENARIOS = (run_heap, run_mmss, run_tenths, run_hmm, run_play, run_flag, run_stamps)
 
 
-def measure(c, jobs=2):
-    """Every figure for one firmware (a dict); the scenarios run `jobs` at a time."""
-    results = [dict() for _ in SCENARIOS]
-    errors = []
-    pending = list(enumerate(SCENARIOS))
+def in_parallel(tasks, jobs):
+    """Call each of `tasks` (callables of no argument), `jobs` at a time, in their order;
+    returns once all have. Threads suffice: each chip session is its own Node process."""
+    pending = list(tasks)
     lock = threading.Lock()
 
     def worker():
@@ -446,17 +445,28 @@ def measure(c, jobs=2):
             with lock:
                 if not pending:
                     return
-                i, fn = pending.pop(0)
-            try:
-                fn(c, results[i])
-            except Exception as exc:  # reported, the other scenarios go on
-                errors.append("%s: %s" % (fn.__name__, exc))
+                task = pending.pop(0)
+            task()
 
     threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+
+
+def measure(c, jobs=2):
+    """Every figure for one firmware (a dict); the scenarios run `jobs` at a time."""
+    results = [dict() for _ in SCENARIOS]
+    errors = []
+
+    def scenario(i, fn):
+        try:
+            fn(c, results[i])
+        except Exception as exc:  # reported, the other scenarios go on
+            errors.append("%s: %s" % (fn.__name__, exc))
+
+    in_parallel([lambda i=i, fn=fn: scenario(i, fn) for i, fn in enumerate(SCENARIOS)], jobs)
     merged = {"problems": list(errors)}
     for r in results:
         for k, v in r.items():

@@ -33,7 +33,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -57,9 +56,8 @@ GAMES = tuple(energy.GAMES) + ("idle_hour",)
 
 
 def _states(rows, seconds):
-    """The ledger's rows as the file keeps them: the state, clk_sys, the SLEEP_EN masks of a
-    deep sleep and the branch clocks they leave on, seconds and entries; their seconds add
-    up to `seconds`."""
+    """The ledger's rows as the file keeps them: the state, clk_sys, the branch clocks a deep
+    sleep leaves on, seconds and entries; their seconds add up to `seconds`."""
     out = []
     for r in rows:
         row = {
@@ -69,7 +67,6 @@ def _states(rows, seconds):
             "entries": r["entries"],
         }
         if r["state"] == "deep_sleep":
-            row["sleep_en"] = ["0x%x" % m for m in r["sleep_en"]]
             row["clocks_on"] = sorted(r["clocks_on"])
         out.append(row)
     total = sum(r["s"] for r in out)
@@ -144,7 +141,7 @@ def play(c, build, game, moves=None, log=None):
             t0 = chip_bench.start_game(s, spec["preset"])
             before = s.ledger()  # the first press's release: the game is on
             for k, (at_ms, side) in enumerate(plan[1:], 1):
-                at = t0 + at_ms - plan[0][0] + 0.137 * k  # phases across the µs
+                at = t0 + at_ms + 0.137 * k  # phases across the µs (the plan starts at 0)
                 bounce = chip_bench.BOUNCES[k % len(chip_bench.BOUNCES)]
                 chip_bench.bouncing_press(s, SIDES[side], at, bounce)
                 s.run_to(at + 1)
@@ -188,32 +185,21 @@ def measure(c_of, jobs, builds, games, log):
     todo.sort(key=lambda bg: bg[1] != "fide")  # the long ones first
     out = {b: {} for b in builds}
     errors = []
-    lock = threading.Lock()
 
-    def worker():
-        while True:
-            with lock:
-                if not todo:
-                    return
-                build, game = todo.pop(0)
-            started = time.time()
-            try:
-                rec = play(c_of(build), build, game, log=log)
-            except chip.ChipError as exc:
-                errors.append(str(exc))
-                continue
-            with lock:
-                out[build][game] = rec
-            log(
-                "%s %s: %.0f s emulated in %.0f s"
-                % (build, game, rec["seconds"], time.time() - started)
-            )
+    def run(build, game):
+        started = time.time()
+        try:
+            rec = play(c_of(build), build, game, log=log)
+        except chip.ChipError as exc:
+            errors.append(str(exc))
+            return
+        out[build][game] = rec
+        log(
+            "%s %s: %.0f s emulated in %.0f s"
+            % (build, game, rec["seconds"], time.time() - started)
+        )
 
-    threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    chip_bench.in_parallel([lambda b=b, g=g: run(b, g) for b, g in todo], jobs)
     return out, errors
 
 

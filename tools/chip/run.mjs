@@ -4,7 +4,8 @@
 //
 // The first request is { "op": "init", "bootrom": path of the 16 KiB boot ROM, "flash":
 // path of the 2 MiB flash at power-up, "wiring": { "displays": [[clk, dio], ...] (TM1637s),
-// "display_supply": gpio (their supply switch, low = powered; optional), "lcd": [cs_left, wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
+// "display_supply": gpio (their supply switch, low = powered; optional), "lcd": [cs_left,
+// wr, data, cs_right] (the LCD build's two HT1621 glasses; optional),
 // "switches": [gpio...], "leds": [gpio...], "buzzer": gpio, "adc": { channel: value12 },
 // "probes": [gpio...] (free pins whose every level change is recorded) }, "clocks": "fixed"
 // (the default: every core cycle 8 ns) or "model" (the RP2040's clock tree: clocks.mjs) }.

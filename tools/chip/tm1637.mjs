@@ -39,23 +39,18 @@ export class TM1637 {
     this.dio = dio;
     this.name = name;
     this.ram = new Uint8Array(6);
-    this.ctrl = -1; // display control byte last received, -1 = none yet
-    this.fixed = false;
     this.frames = []; // [start_ns, stop_ns, [bytes]]
     this.empty = 0; // start-stop pairs with no byte (SoftI2C's constructor sends one)
     this.errors = []; // [t_ns, message]
-    this.inFrame = false;
     this.bytes = [];
-    this.bit = 0; // rising edges seen in this byte (0..8; 8 = in the ACK clock)
-    this.shift = 0;
     this.acking = false;
+    this.poweredUp();
     this.frameStart = 0;
     this.clkLevel = 1;
     this.dioLevel = 1;
     this.clkChanged = 0;
     this.dioChanged = 0;
     this.addr = -1; // write address while an address frame runs
-    this.modeSet = false; // a data command since power-on
     this.powered = true;
     this.power = []; // [t_ns, on] each time the supply switched
     board.pullUp(clk);
@@ -70,6 +65,19 @@ export class TM1637 {
     }
   }
 
+  /** The chip as its supply comes: dark, empty, in no frame, no data mode set. */
+  poweredUp() {
+    if (this.acking) this.board.drive(this.dio, false);
+    this.acking = false;
+    this.ram.fill(0);
+    this.ctrl = -1; // display control byte last received, -1 = none yet
+    this.fixed = false;
+    this.modeSet = false; // a data command since power-on
+    this.inFrame = false;
+    this.bit = 0; // rising edges seen in this byte (0..8; 8 = in the ACK clock)
+    this.shift = 0;
+  }
+
   onSupply(on, t) {
     if (on === this.powered) return;
     this.powered = on;
@@ -79,15 +87,7 @@ export class TM1637 {
       board.extPullUp[g] = on ? 1 : 0;
       board.drive(g, !on); // the module's pull-ups to its dead rail hold the line low
     }
-    this.ram.fill(0);
-    this.ctrl = -1;
-    this.modeSet = false;
-    this.fixed = false;
-    this.inFrame = false;
-    if (this.acking) board.drive(this.dio, false);
-    this.acking = false;
-    this.bit = 0;
-    this.shift = 0;
+    this.poweredUp(); // what the next power-on finds
     if (on) {
       // the lines as they are now: what they did unpowered was not seen
       this.clkLevel = board.level[this.clk];

@@ -67,8 +67,9 @@ PICO_TIMER_ONLY_SLEEP_MA = 6.68
 # the timer's clock alone on): 1.29 mA at 5 V, the same published table. The floor of any
 # sleep that keeps the µs timer running; the model's bound for the LCD build (bounds()).
 PICO_LIGHTSLEEP_MA = 1.29
-TIMER_ONLY = frozenset({"sys_timer"})
-DVDD_UA_PER_MHZ = {  # SLEEP_EN bit names (tools/chip/clocks.mjs) -> Table 635's rows
+# SLEEP_EN bit names (tools/chip/clocks.mjs) -> Table 635's rows; the timer's row is in the
+# measured base
+DVDD_UA_PER_MHZ = {
     ("sys_io", "sys_pads"): 23.6,  # "IO + Pads": one row for both clocks
     ("sys_pio0",): 12.3,
     ("sys_pio1",): 12.5,
@@ -94,17 +95,9 @@ def deep_sleep_ma(clocks_on, mhz=CLK_SYS_MHZ):
     if mhz != CLK_SYS_MHZ:
         raise ValueError("no published deep-sleep figure at %s MHz" % mhz)
     on = set(clocks_on)
-    dvdd_ua = (
-        sum(
-            ua
-            for names, ua in DVDD_UA_PER_MHZ.items()
-            if on & set(names) and not TIMER_ONLY >= set(names)
-        )
-        * mhz
-    )
-    return PICO_TIMER_ONLY_SLEEP_MA + dvdd_ua / 1000 * V3V3_CORE / (
-        PICO_MEASURED_AT_V * EFFICIENCY
-    )
+    dvdd_ua = sum(ua for names, ua in DVDD_UA_PER_MHZ.items() if on & set(names)) * mhz
+    # DVDD comes from 3V3 through the RP2040's linear core regulator: the same current
+    return PICO_TIMER_ONLY_SLEEP_MA + dvdd_ua / 1000 * V3V3 / (PICO_MEASURED_AT_V * EFFICIENCY)
 
 
 # The clocks sleepgate.py leaves on (its SLEEP_EN0/1) with the buzzer silent.
@@ -120,7 +113,6 @@ SLEEPGATE_CLOCKS = (
 # converters of this class are quoted at 85-90 % at tens of mA; the lower end is used).
 EFFICIENCY = 0.85
 V3V3 = 3.3
-V3V3_CORE = 3.3  # the RP2040's core regulator's input: DVDD's current is drawn from 3V3
 
 # ---------------------------------------------------------------------------- TM1637 modules
 # The TM1637's brightness levels 0..7 are the pulse widths 1/16, 2/16, 4/16, 10/16, 11/16,

@@ -58,9 +58,6 @@ class Chip:
     def __init__(self, clock=None):
         self.clock = clock
         self.timeline = []  # (clock(), shown()) after each stop that changed what is lit
-        self.ram = bytearray(6)  # display registers, grids 0..5 (4-digit modules use 0..3)
-        self.on = False  # display control: lit (the chip powers up dark)
-        self.brightness = 0  # 0..7
         self.frames = 0  # address+data transactions completed
         self.transactions = 0  # start..stop pairs
         self.errors = 0  # protocol violations seen
@@ -71,6 +68,13 @@ class Chip:
         self.drive_dio = None  # callable(level or None) when attached live
         self._clk = None
         self._dio = None
+        self._powered_up()
+
+    def _powered_up(self):
+        """The chip as its supply comes: dark, empty, no transaction, no data mode set."""
+        self.ram = bytearray(6)  # display registers, grids 0..5 (4-digit modules use 0..3)
+        self.on = False  # display control: lit (the chip powers up dark)
+        self.brightness = 0  # 0..7
         self._in = False  # inside start..stop
         self._bits = 0
         self._byte = 0
@@ -131,14 +135,7 @@ class Chip:
             return
         self.power_cycles += 1
         self._release_ack()
-        self.ram = bytearray(6)
-        self.on = False
-        self.brightness = 0
-        self._in = False
-        self._bits = 0
-        self._ack = 0
-        self._auto = True
-        self._mode_set = False
+        self._powered_up()  # what the next power-on finds
         self.history.append((self.segments(), self.on, self.brightness))
         if self.clock is not None:
             self.timeline.append((self.clock(), self.shown()))
