@@ -134,7 +134,11 @@ class Doorbell(io.IOBase):
         """Sleep until the bell rings, a listened stream is readable, or the raw
         `ticks_us()` instant `target_us` (within 2**29 us of now) has passed: with the
         alarm within tens of µs of it, else 0-1 ms after it (see the module doc); never
-        before unless woken. Allocates nothing."""
+        before unless woken. At once when a lever or a button rang since the last take().
+        Allocates nothing."""
+        r = self.rung
+        if r[0] != self.seen or r[1] != self.seen_b:
+            return  # rang since the loop's take: its wakeup at once, no alarm to set
         left = time.ticks_diff(target_us, time.ticks_us())
         if left <= 0:
             return

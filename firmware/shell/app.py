@@ -37,8 +37,8 @@ timeout of whole ms from a ms reading would be 1-2 ms late).
 The LEDs are the players' quickest sign of a press. One rule decides them, the UI's (the
 game screen's, ui_game.py), drawn by `View.render`, which writes them first, before the
 frames, and only when the mask differs from what they show. A move's LEDs come sooner: the
-lever's IRQ lights them for the lever that `mover` names (levers.py), armed at the end of
-each wakeup with the lever whose press the rule answers so (the running side's; at the
+lever's IRQ lights them for the lever that `mover` names (levers.py), armed after each
+wakeup's render (`View.arm`) with the lever whose press the rule answers so (the running side's; at the
 ready screen the one that may start the game); the levers step only records what the IRQ
 lit (`View.leds`), so the press's render writes them only when the engine decided
 otherwise (a flag that fell first). A press the IRQ does not light (one the engine ignores,
@@ -209,7 +209,8 @@ class App:
         5. sounds: the buzzer's next step;
         6. USB: the port (a host that takes the board over ends the loop after this wakeup);
         7. battery: its level, while the game is ready;
-        8. render: what changed (a press queued since the levers step: the wakeup starts over);
+        8. render: what changed (a press queued since the levers step: the wakeup starts
+           over, as after steps 12 and 13);
         9. press's record: the journal's record of a press (or a ticked period or flag),
            once its LEDs and frames are out, before anything else is written
            (appjournal.py), so the window a power cut can take it in is its write alone;
@@ -246,9 +247,10 @@ class App:
         if drained_us < 0:
             drained -= 1
             drained_us += 1000
-        # 2. The levers.
+        # 2. The levers (levers.waiting(), inline: a head differs from its tail).
         pressed = False
-        if levers.waiting():
+        rings = levers.rings
+        if rings[0] != rings[2] or rings[1] != rings[3]:
             at = self._drain_levers(now)
             if at >= 0:
                 now = at
@@ -300,23 +302,12 @@ class App:
         # A press queued since the levers step (the render gave way to it): it goes first,
         # in a wakeup that starts over at once, which also does the steps below. (Nested: the
         # levers' debounce keeps presses 20 ms apart per lever, so it goes no deeper.)
-        rings = levers.rings  # levers.waiting(), inline: no call on every wakeup
         if rings[0] != rings[2] or rings[1] != rings[3]:
             return self.wake()
         # The steps from the feed on run unlocked (HeapLock says why): the lock covers what
         # the displays, the LEDs and the flag wait for.
-        self.heap.unlock()
-        # The lever whose press is a move now, its IRQ lights the LEDs (levers.py): on the
-        # game screen the running side's; at the ready screen the one that may start the game
-        # (Black's under draw odds, White's press is refused; either lever otherwise), until
-        # a press was refused (the prompt: the render decides).
-        mover = -1
-        if self.ui.screen == ui_mod.S_GAME:
-            if g.state == E.RUNNING:
-                mover = g.running
-            elif g.state == E.READY and not g.refusals():
-                mover = 1 - g.white_side if g.white_side >= 0 else _EITHER_LEVER
-        levers.mover[0] = mover
+        locked = self.heap.unlock()
+        self.view.arm()
         # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
         jr = self.journal
         if jr.press:
@@ -333,6 +324,11 @@ class App:
             jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
         elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
             jr.prepare(now, self.wdt)
+        # A press queued during steps 9-12: its wakeup now, nested as above (locked again
+        # as it began), not after the sleep's arithmetic and the loop's turn.
+        if rings[0] != rings[2] or rings[1] != rings[3]:
+            self.heap.relock(locked)
+            return self.wake()
         # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
@@ -347,6 +343,9 @@ class App:
             du = g.deadline_us()
             wake = time.ticks_add(wake, (du - 1000 if du else 0) + levers.settle_us)
         self._wake_us = wake
+        if rings[0] != rings[2] or rings[1] != rings[3]:  # a press queued during step 13
+            self.heap.relock(locked)
+            self.wake()
 
     # ------------------------------------------------------ the steps of a wakeup
     def _drain_levers(self, now):
@@ -519,8 +518,8 @@ class View:
     unarmed (the loop arms it again at the end of the wakeup). A press queued since the
     App's last look at the levers leaves the frames, the next change and the alerts (kept by
     the UI until seen) to that press's wakeup, which comes at once and renders again: asked
-    before the frames, after them and after the next change (`levers.waiting`, read inline
-    from its `rings`).
+    before the UI's render, before the frames, after them and after the next change
+    (`levers.waiting`, read inline from its `rings`).
 
     Allocation-free after the constructor, but for `hand_over`, which ends the loop.
     """
@@ -544,6 +543,9 @@ class View:
         instants the running side's text changes, and an engine event's sound (`sound`,
         after its frames, over the alerts). Returns the first ms the shown text may change
         (-1: not by itself; `now`: a press is waiting, its wakeup renders)."""
+        st = self.rings  # a press waits while a head differs from its tail (levers.py)
+        if st[0] != st[2] or st[1] != st[3]:
+            return now  # a press waits: its render, not this one
         b = self.board
         ui = self.ui
         ui.render(now)
@@ -553,7 +555,6 @@ class View:
             self.lit_seen = self.lit[0]  # every lighting before it is overwritten
             b.set_leds(leds)
             self.leds = leds
-        st = self.rings  # a press waits while a head differs from its tail (levers.py)
         if st[0] != st[2] or st[1] != st[3]:
             return now  # a press waits: its render's frames, not these
         segs = self.segs
@@ -581,6 +582,22 @@ class View:
             b.buzzer.play(self.sound, now)
             self.sound = None
         return nxt
+
+    def arm(self):
+        """The lever whose press is a move now, its IRQ lights the LEDs (levers.py): on the
+        game screen the running side's; at the ready screen the one that may start the game
+        (Black's under draw odds, White's press is refused; either lever otherwise), until
+        a press was refused (the prompt: the render decides). Once a wakeup, after its
+        render step."""
+        ui = self.ui
+        g = ui.game
+        mover = -1
+        if ui.screen == ui_mod.S_GAME:
+            if g.state == E.RUNNING:
+                mover = g.running
+            elif g.state == E.READY and not g.refusals():
+                mover = 1 - g.white_side if g.white_side >= 0 else _EITHER_LEVER
+        self.mover[0] = mover
 
     def apply(self, settings):
         """The settings that drive the outputs: the sound on or off, the displays'

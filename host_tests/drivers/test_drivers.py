@@ -1465,6 +1465,27 @@ class TestFakeSelect:
         bell.wait_until(target)
         assert time.ticks_diff(time.ticks_us(), target) == 0
 
+    def test_a_ring_since_the_last_take_ends_the_sleep_before_it_starts(self, board):
+        """A button (or lever) rang while the loop's wakeup worked, after its take: the sleep
+        returns at once and sets no alarm; the next sleep sets its own and ends at its
+        instant."""
+        import time
+
+        bell, sm = self.make_alarmed_bell()
+        puts = []
+        put = sm.put
+        sm.put = lambda n: puts.append(n) or put(n)
+        pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+        pin.irq(bell.ring, machine.Pin.IRQ_FALLING, True)
+        machine.press(LEFT_PIN)
+        start = board.us
+        bell.wait_until(time.ticks_add(time.ticks_us(), 2_000))
+        assert board.us == start and puts == []
+        assert bell.take() == 2
+        target = time.ticks_add(time.ticks_us(), 3_000)
+        bell.wait_until(target)
+        assert time.ticks_diff(time.ticks_us(), target) == 0 and len(puts) == 1
+
     def test_an_edge_ends_the_sleep_at_once(self, board):
         bell = self.make_bell()
         pin = machine.Pin(LEFT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)

@@ -58,20 +58,21 @@ def test_a_press_stamped_after_the_wakeups_clock_reading_still_moves_the_display
     clock.run_ms(51_000)
     lever(clock, "right")  # left runs 1:00, right keeps about 9 s
     clock.run_ms(1_200)
-    levers = clock.app.board.levers
-    waiting = levers.waiting
+    mono = clock.app.mono
+    update = mono.update
     armed = [True]
 
-    def edge_inside_the_wakeup():
-        if armed[0]:
+    def reading_then_an_edge(t_us):
+        now = update(t_us)
+        if armed[0]:  # the next wakeup's clock reading (its first step)
             armed[0] = False
             # The wakeup's own work before the drain passes the next ms boundary (on the
             # chip a wakeup that read the clock late in its ms needs only a few us).
-            vtime.current.advance_us(1_010 - clock.app.mono.rem_us)
+            vtime.current.advance_us(1_010 - mono.rem_us)
             machine.press(LEVER["left"])  # the left player moves: its IRQ runs now
-        return waiting()
+        return now
 
-    levers.waiting = edge_inside_the_wakeup
+    mono.update = reading_then_an_edge
     rec = LoopRecorder(clock)
     clock.run_ms(1_000)  # the next wakeup (a digit or beat of the left's 0:59) takes it
     machine.release(LEVER["left"])
@@ -207,25 +208,73 @@ def test_a_press_s_leds_are_written_by_one_decider(tmp_path):
     clock.run_ms(g.deadline() - clock.mono_ms() - 5)
     assert written == []
     levers = board.levers
-    waiting = levers.waiting
+    mono = clock.app.mono
+    update = mono.update
     du = g.deadline_us()  # the flag's exact instant: its us within the ms before deadline()
     deadline_us = clock.at_us(g.deadline()) + (du - 1_000 if du else 0)
 
-    def press_after_the_flag():  # the flag's wakeup: a press stamped after the flag fell
-        if levers.waiting is press_after_the_flag and machine.now_us() >= deadline_us:
-            levers.waiting = waiting
+    def press_after_the_flag(t_us):  # the flag's wakeup: a press stamped after the flag fell
+        now = update(t_us)
+        if mono.update is press_after_the_flag and machine.now_us() >= deadline_us:
+            mono.update = update
             machine.press(LEVER["right"])  # the IRQ lights the left LED, for a move
             machine.advance(levers.settle_us, irq_only=True)  # the press in its ring
-        return waiting()
+        return now
 
-    levers.waiting = press_after_the_flag
+    mono.update = press_after_the_flag
     lit = levers.lit[0]
     clock.run_ms(10)
-    assert levers.waiting is waiting and levers.lit[0] == lit + 1  # the IRQ lit them
+    assert mono.update is update and levers.lit[0] == lit + 1  # the IRQ lit them
     machine.release(LEVER["right"])
     clock.run_ms(100)
     assert g.state == E.FLAGGED and g.first_flag == 1 and g.moves[1] == 1  # refused
     assert clock.leds() == (0, 1) and written == [2]  # the render: the flag's side
+    no_errors(tmp_path)
+
+
+@pytest.mark.parametrize("during", ["feed", "sleep"])
+def test_a_press_after_the_renders_last_look_is_served_before_any_sleep(tmp_path, during):
+    """A press whose IRQ runs after the render step's last look at the levers (during the
+    feed, or the sleep step's arithmetic) starts the wakeup over at once: the loop does not
+    go round to its sleep first, so at its next sleep the move is in the engine and on both
+    displays."""
+    clock = boot(tmp_path, {"preset": BULLET_1_0})
+    lever(clock, "left")  # right (White) runs
+    clock.run_ms(2_000)
+    app = clock.app
+    levers = app.board.levers
+    g = game(clock)
+    owner, name = (app.usb, "report") if during == "feed" else (app, "_next_due")
+    step = getattr(owner, name)
+    pressed = []
+
+    def step_with_a_press(*args):
+        if not pressed:
+            pressed.append(True)
+            machine.press(LEVER["right"])  # White moves: its IRQ runs now
+            machine.advance(levers.settle_us, irq_only=True)  # the press in its ring
+        return step(*args)
+
+    bell = app.board.bell
+    wait_until = bell.wait_until
+    at_sleep = []
+
+    def recorded_wait_until(target_us):
+        if pressed and not at_sleep:
+            now = app.mono.ms
+            shown = tuple(countdown(g.remaining(side, now)) for side in (0, 1))
+            at_sleep.append((g.moves[1], clock.display(0), clock.display(1), shown))
+        return wait_until(target_us)
+
+    bell.wait_until = recorded_wait_until
+    setattr(owner, name, step_with_a_press)
+    clock.run_ms(600)  # a render wakeup or two
+    setattr(owner, name, step)
+    machine.release(LEVER["right"])
+    clock.run_ms(50)
+    assert pressed and g.moves[1] == 1 and g.running == 0
+    moves, left, right, shown = at_sleep[0]
+    assert moves == 1 and (left, right) == shown
     no_errors(tmp_path)
 
 
