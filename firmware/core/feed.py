@@ -55,7 +55,7 @@ _READY = const(0)  # engine.py's game states
 _RUNNING = const(1)
 _FINISHED = const(4)
 _LOG_CAPACITY = const(600)  # engine.LOG_CAPACITY
-_NEVER = const(0x3FFFFFFF)  # `_until` when only a change can make a line (the largest small int)
+_NEVER = const(0x3FFFFFFF)  # `until` when only a change can make a line (the largest small int)
 # feed_lines.py's, copied for the kept state line's rewrite (inlined: no lookup there;
 # host_tests/ui/test_ui_codes.py checks they agree)
 _BODY = const(8)  # where the sequence number's digits begin in the buffers
@@ -119,7 +119,9 @@ class Feed:
         self._periodic = 0  # periodic state lines since the last start line
         self._state_at = 0  # the next periodic state line is due then (ms)
         self._state_owed = False
-        self._until = _NEVER  # nothing to write before this instant unless g changes
+        # Nothing to write before this instant (ms) unless g changes: `step` returns at once
+        # before it, and the shell skips the step then in a wakeup that only renders (app.py)
+        self.until = _NEVER
         self._tick_at = 0  # while a clock runs: no tick changes the engine before (ms)
         self._bound = 0  # the running side's tick_at as this look's state line found it
         self._t_ok = False
@@ -127,12 +129,12 @@ class Feed:
     def step(self, now, g, port=None):
         """Write what is new in game `g` (an engine.Game) at `now` (ms) through `port`
         (default: the constructor's)."""
-        if now < self._until and g.state == self._state and g.log_count == self._moves:
+        if now < self.until and g.state == self._state and g.log_count == self._moves:
             if g is self._g:
                 return  # nothing new (inline: this runs at every wakeup)
         if port is None:
             port = self.port
-        self._until = 0  # look again at the next wakeup unless all is sent below
+        self.until = 0  # look again at the next wakeup unless all is sent below
         self._bound = 0
         state = g.state
         if g is not self._g or (state == _READY and self._active):
@@ -177,7 +179,7 @@ class Feed:
                     return
             until = self._bound or now + g.remaining(g.running, now) - 3
             self._tick_at = until
-            self._until = until if until < self._state_at else self._state_at
+            self.until = until if until < self._state_at else self._state_at
             return
         self._t_ok = False  # the last state line's other fields may have changed
         budget = LINES_MAX
@@ -231,11 +233,11 @@ class Feed:
         # periodic state line, or before it the running side's deadline less 3 ms; every
         # wakeup while paused or flagged (docs/live.md, "Inside the feed", has why).
         if state == _FINISHED:
-            self._until = _NEVER
+            self.until = _NEVER
         elif state == _RUNNING:
             until = self._bound or now + g.remaining(g.running, now) - 3
             self._tick_at = until
-            self._until = until if until < self._state_at else self._state_at
+            self.until = until if until < self._state_at else self._state_at
 
     # ------------------------------------------------------------ what changed
     def _news(self, g):

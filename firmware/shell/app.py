@@ -38,10 +38,10 @@ The LEDs are the players' quickest sign of a press. One rule decides them, the U
 game screen's, ui_game.py), drawn by `View.render`, which writes them first, before the
 frames, and only when the mask differs from what they show. A move's LEDs come sooner: the
 lever's IRQ lights them for the lever that `mover` names (levers.py), armed after each
-wakeup's render (`View.arm`) with the lever whose press the rule answers so (the running side's; at the
-ready screen the one that may start the game); the levers step only records what the IRQ
-lit (`View.leds`), so the press's render writes them only when the engine decided
-otherwise (a flag that fell first). A press the IRQ does not light (one the engine ignores,
+wakeup's render (`View.arm`) with the lever whose press the rule answers so (the running
+side's; at the ready screen the one that may start the game); the levers step only records
+what the IRQ lit (`View.leds`), so the press's render writes them only when the engine
+decided otherwise (a flag that fell first). A press the IRQ does not light (one the engine ignores,
 the first after a refused one) gets its LEDs from that render, the first thing after the
 drain.
 
@@ -136,6 +136,7 @@ class App:
         self.usb = getattr(board, "usb", None)  # usbguard.UsbGuard; None on a stand-in board
         if self.usb is not None:  # the live feed (feed.py), written through the port in blocks
             self.usb.attach(Feed(BLOCK, self.usb))
+        self.dues = Dues(board, self.ui, self.usb, self.journal)  # the sleep step (Dues)
         self.handed_over = False  # a USB host asked for the board: the loop has ended
         self.interrupts = 0  # KeyboardInterrupts ignored during a game
 
@@ -256,37 +257,44 @@ class App:
                 now = at
                 pressed = True
                 self.journal.press = True
-        # 3. The deadline (rounded up: the exact instant may be in the ms before): the one
-        # the last wakeup left while no edge rang and the engine had no event since (a
-        # timed wakeup: nothing has touched the engine), else asked again.
-        if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
-            deadline = self._deadline(g)
-        else:
-            deadline = self._dl
+        # A wakeup that only renders: nothing rang, no stream is readable and no step but the
+        # render is due before `dues.only` (the sleep step keeps it: Dues says when it
+        # holds); steps 3-7 and 9-12 would each find nothing due.
+        only = not pressed and not rang and now < self.dues.only and not b.bell.heard
         dirty = False
-        if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
-            dirty = self._tick(drained, drained_us)
-        # 4. The buttons.
-        if rang & 2 or 0 <= self._button_due <= now:
-            if self._buttons(now, edge):
-                dirty = True
-        # 5. Sounds.
-        buzzer = b.buzzer
-        if buzzer.next_due(now) == 0:
-            buzzer.update(now)
-        # 6. USB.
         usb = self.usb
-        if usb is not None and usb.due(now, g.state):
-            was = self.heap.unlock()
-            if usb.service(now, g.state):
-                self.handed_over = True  # the loop ends after this wakeup
-            self.heap.relock(was)
-        # 7. The battery (VSYS, every BATTERY_MS), while the game is ready: its level and
-        # warning (Ui.set_battery, battery.py).
-        if g.state == E.READY and self._battery_due <= now:
-            self._battery_due = now + BATTERY_MS
-            if self.ui.set_battery(b.battery_mv()):
-                dirty = True
+        if only:
+            deadline = self._dl  # the engine untouched since it was asked; not due yet
+        else:
+            # 3. The deadline (rounded up: the exact instant may be in the ms before): the one
+            # the last wakeup left while no edge rang and the engine had no event since (a
+            # timed wakeup: nothing has touched the engine), else asked again.
+            if rang or pressed or g.last_event != self._dl_ms or g.last_us != self._dl_us:
+                deadline = self._deadline(g)
+            else:
+                deadline = self._dl
+            if 0 <= deadline <= drained + 1:  # a later one: the next wakeup, at once (_next_due)
+                dirty = self._tick(drained, drained_us)
+            # 4. The buttons.
+            if rang & 2 or 0 <= self._button_due <= now:
+                if self._buttons(now, edge):
+                    dirty = True
+            # 5. Sounds.
+            buzzer = b.buzzer
+            if buzzer.next_due(now) == 0:
+                buzzer.update(now)
+            # 6. USB.
+            if usb is not None and usb.due(now, g.state):
+                was = self.heap.unlock()
+                if usb.service(now, g.state):
+                    self.handed_over = True  # the loop ends after this wakeup
+                self.heap.relock(was)
+            # 7. The battery (VSYS, every BATTERY_MS), while the game is ready: its level and
+            # warning (Ui.set_battery, battery.py).
+            if g.state == E.READY and self._battery_due <= now:
+                self._battery_due = now + BATTERY_MS
+                if self.ui.set_battery(b.battery_mv()):
+                    dirty = True
         # 8. The render (a press rendered by the levers step: again only if a later step
         # changed it).
         if dirty or (not pressed and 0 <= self._next_render <= now):
@@ -308,22 +316,23 @@ class App:
         # the displays, the LEDs and the flag wait for.
         locked = self.heap.unlock()
         self.view.arm()
-        # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
-        jr = self.journal
-        if jr.press:
-            jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-        # 10. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
-        if usb is not None:
-            usb.report(now, g)
-        # 11. The saves.
-        if self.files.pending:
-            self.files.flush(now)
-            self._next_render = 0  # `now` is old, a write may have shown a message
-        # 12. The journal's other writes; while no clock runs, the next journal made ready.
-        if jr.press or 0 <= jr.due <= now:
-            jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
-        elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
-            jr.prepare(now, self.wdt)
+        if not only:
+            # 9. The press's record (a flash write: after the LEDs, the frames and the mover).
+            jr = self.journal
+            if jr.press:
+                jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+            # 10. The live feed: what this wakeup changed, as lines on the USB port (feed.py).
+            if usb is not None:
+                usb.report(now, g)
+            # 11. The saves.
+            if self.files.pending:
+                self.files.flush(now)
+                self._next_render = 0  # `now` is old, a write may have shown a message
+            # 12. The journal's other writes; while no clock runs, the next journal made ready.
+            if jr.press or 0 <= jr.due <= now:
+                jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
+            elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
+                jr.prepare(now, self.wdt)
         # A press queued during steps 9-12: its wakeup now, nested as above (locked again
         # as it began), not after the sleep's arithmetic and the loop's turn.
         if rings[0] != rings[2] or rings[1] != rings[3]:
@@ -332,7 +341,9 @@ class App:
         # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
-        nxt = self._next_due(now, deadline)
+        nxt = self.dues.after(now, deadline, self._next_render, only, self._button_due)
+        if self.ui.game.state == E.READY and self._battery_due < nxt:
+            nxt = self._battery_due
         mono = self.mono
         mono.update(time.ticks_us())
         wake = mono.ticks_at(nxt)
@@ -416,32 +427,6 @@ class App:
         self._button_due = now + wait if wait >= 0 else -1
         return any_event
 
-    def _next_due(self, now, deadline):
-        """The sleep step: the earliest due instant (monotonic ms) after a wakeup at `now`; the
-        loop sleeps until then (see the module doc)."""
-        nxt = now + FEED_MS
-        d = self._next_render
-        if 0 <= d < nxt:
-            nxt = d
-        if 0 <= deadline < nxt:
-            nxt = deadline
-        d = self._button_due
-        if 0 <= d < nxt:
-            nxt = d
-        d = self.board.buzzer.next_due(now)
-        if 0 <= d and now + d < nxt:
-            nxt = now + d
-        if self.ui.game.state == E.READY and self._battery_due < nxt:
-            nxt = self._battery_due
-        if self.usb is not None:
-            d = self.usb.next_due()
-            if 0 <= d < nxt:
-                nxt = d
-        d = self.journal.wake_at  # a quiet write's (one not done for want of room
-        if now < d < nxt:  # waits for a later wakeup, not a spin)
-            nxt = d
-        return nxt
-
     def _events(self, ev):
         """Sound for engine events (a refused first press: the error sound), started by the
         render that shows the event, right after its frames (both within the chip's 3 ms of
@@ -480,6 +465,7 @@ class App:
         loop is recomputed at once. Returns the new `now`."""
         self.mono.rebase()
         self._next_render = 0
+        self.dues.forget()
         self._battery_due = 0
         self._button_due = -1
         if self.usb is not None:
@@ -686,6 +672,78 @@ class Idle:
         b.buttons.swallow(now)
         self.view.unblank()
         return True
+
+
+class Dues:
+    """The sleep step's arithmetic: the earliest instant (monotonic ms) at which a step of
+    the loop has work, the loop sleeping until then, and until when a wakeup only renders.
+    `App` hands it the render's and the buttons' instants and keeps the battery's (the
+    ready screen's) itself; the rest it asks the buzzer, the USB port and the journal.
+
+    `only`: until then (ms; -1: none) a wakeup that nothing rang (no lever, button or
+    readable stream) has nothing to do but its render. It holds while the clock runs on the
+    game screen, before every other instant of the loop (the deadline's less a ms: the
+    deadline step ticks a ms early, its rounding), the journal's next periodic step and the
+    feed's next line (both look at every wakeup, so they are no instant of the sleep):
+    nothing but a ring, a stream or one of those instants changes the steps' work, since
+    the engine moves only at the steps such a wakeup skips. Allocates nothing."""
+
+    def __init__(self, board, ui, usb, journal):
+        self.buzzer = board.buzzer
+        self.ui = ui
+        self.usb = usb  # usbguard.UsbGuard, its feed attached; None on a stand-in board
+        self.journal = journal
+        self.other = 0  # the earliest instant but the render's, as the last full step left it
+        self.only = -1
+
+    def after(self, now, deadline, render, only, buttons):
+        """The earliest due instant after a wakeup at `now` (ms): FEED_MS on at the latest,
+        the engine's `deadline`, the `render`'s and the `buttons`' instants (-1: none), the
+        buzzer's next step, the USB port's and the journal's quiet write (one not done for
+        want of room waits for a later wakeup, not a spin). In a wakeup that only rendered
+        (`only`), none but the render's has changed since the last."""
+        if not only:
+            nxt = now + FEED_MS
+            if 0 <= deadline < nxt:
+                nxt = deadline
+            if 0 <= buttons < nxt:
+                nxt = buttons
+            d = self.buzzer.next_due(now)
+            if 0 <= d and now + d < nxt:
+                nxt = now + d
+            usb = self.usb
+            if usb is not None:
+                d = usb.next_due()
+                if 0 <= d < nxt:
+                    nxt = d
+            d = self.journal.wake_at
+            if now < d < nxt:
+                nxt = d
+            self.other = nxt
+            self.only = self._only(nxt, deadline)
+        nxt = self.other
+        if 0 <= render < nxt:
+            nxt = render
+        return nxt
+
+    def forget(self):
+        """The monotonic count restarted (App._rebase): the next step is a full one."""
+        self.only = -1
+
+    def _only(self, other, deadline):
+        """`only` for a full step whose instants but the render's are at `other` or later."""
+        if self.ui.game.state != E.RUNNING or self.ui.screen != ui_mod.S_GAME:
+            return -1
+        if 0 <= deadline <= other:
+            other = deadline - 1
+        d = self.journal.due
+        if 0 <= d < other:
+            other = d
+        if self.usb is not None:
+            d = self.usb.feed.until
+            if d < other:
+                other = d
+        return other
 
 
 class HeapLock:

@@ -117,6 +117,12 @@ class GameScreen(Screen):
         # running side (see render). Off on any screen change (Ui.go).
         self.kept = False
         self._up = True  # the last render's rounding: countdown (True) or the stopwatch's
+        # The beat's second half (see next_change): at _half_at (ms; -1: none) the running
+        # side's separator goes off and nothing else changes; its time then is _half_r and
+        # the next change comes at _half_next.
+        self._half_at = -1
+        self._half_r = 0
+        self._half_next = -1
 
     def open(self):
         """A new game: the times, the alerts re-armed."""
@@ -221,6 +227,14 @@ class GameScreen(Screen):
         if self.kept and state == E.RUNNING and g.last_event == self._ev_ms:
             if g.last_us == self._ev_us:
                 s = g.running
+                if now == self._half_at:  # the separator alone goes off (next_change)
+                    self.points[s] = 0
+                    if s:
+                        self._r1 = self._half_r
+                    else:
+                        self._r0 = self._half_r
+                    self._at = now
+                    return
                 rs = g.remaining(s, now)
                 self.points[s] = self._format(self.text[s], rs, self._up) << self._shift
                 if s:
@@ -234,6 +248,7 @@ class GameScreen(Screen):
         ui = self.ui
         ui.leds = 0
         self._at = -1
+        self._half_at = -1
         self.kept = False
         if state == E.FINISHED:
             self._render_result(now)
@@ -434,11 +449,16 @@ class GameScreen(Screen):
         stopwatch = mode == MODE_UPCOUNT
         s = g.running
         fresh = self._fresh(now)
+        if fresh and now == self._half_at:
+            self._half_at = -1
+            return self._half_next
+        self._half_at = -1
         if fresh:
             rs = self._r1 if s else self._r0
         else:
             rs = g.remaining(s, now)
         nxt = self._time_change(s, rs, now, not stopwatch, nxt)
+        shown = nxt  # the running side's text changes then (-1: never), kept or not
         if mode == MODE_HOURGLASS:  # only the hourglass moves the other side's time
             o = 1 - s
             if fresh:
@@ -466,6 +486,24 @@ class GameScreen(Screen):
                 n = ((d or rs) - 1) % 500 + 1
             if nxt < 0 or now + n < nxt:
                 nxt = now + n
+            # A countdown falling 1 ms a ms (no delay) with the separator on: its going off
+            # at `nxt` changes nothing else on the kept screen (no flag, no overtime
+            # counter, no hourglass, no LED flash), and the next change is the text's or
+            # the separator's coming back, 500 ms on. The render and this call then need
+            # no engine time (render's and this one's first test).
+            if (
+                fresh
+                and self.kept
+                and not stopwatch
+                and not d
+                and not self._flash
+                and self.points[s]
+                and nxt == now + n
+                and (shown < 0 or nxt < shown)
+            ):
+                self._half_at = nxt
+                self._half_r = rs - n
+                self._half_next = nxt + 500 if shown < 0 or nxt + 500 < shown else shown
         if self._flash and not (g.flagged[0] or g.flagged[1]):
             # The LED's next edge (see _pulse): the pulse's end, or the next pulse's start
             p = self._turn_t(now) % _LED_PERIOD_MS

@@ -340,7 +340,7 @@ class Quiet(unittest.TestCase):
         f.step(0, g, p)
         d = g.deadline()
         self.assertEqual(d, 10_000)
-        self.assertTrue(f._until <= d - 2, f._until)  # app.py ticks at d - 1 at the soonest
+        self.assertTrue(f.until <= d - 2, f.until)  # app.py ticks at d - 1 at the soonest
         f.step(d - 2, g, p)  # nothing yet
         g.tick(d)
         f.step(d, g, p)

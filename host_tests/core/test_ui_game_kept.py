@@ -83,6 +83,45 @@ class KeptRender(unittest.TestCase):
                 kept += self.check_game(control, seed, seed != 7)
         self.assertTrue(kept > 500, kept)  # the running side alone was rendered, often
 
+    def test_the_beats_second_halves_equal_full_renders(self):
+        """Rendered at each instant next_change announces, as the loop does: where the
+        separator alone goes off (the beat's second half of a countdown falling 1 ms a ms)
+        the render asks the engine for no time, and every render and announced change
+        equals a full render's, moves and delays included."""
+        halves = {}
+        for control in CONTROLS:
+            u = game_ui(control)
+            screen = u.screens[U.S_GAME]
+            g = u.game
+            now = 1_000
+            g.press(0, now, 0)
+            n = 0
+            for k in range(400):
+                if g.state != E.RUNNING:
+                    break
+                if k % 37 == 36:
+                    g.press(g.running, now, 0)
+                g.tick(now)
+                asked = []
+                remaining = g.remaining
+                g.remaining = lambda side, t: asked.append(t) or remaining(side, t)
+                quick = looks(u, now)
+                del g.remaining
+                if g.state == E.RUNNING:  # the running side's time alerts() reads after it
+                    kept_r = screen._r1 if g.running else screen._r0
+                    self.assertEqual(kept_r, g.remaining(g.running, now), (control, now))
+                n += not asked and g.state == E.RUNNING
+                screen.kept = False
+                full = looks(u, now)
+                self.assertEqual(quick, full, (control, now))
+                if full[4] < 0:
+                    break
+                now = full[4]
+            halves[str(control)] = n
+        self.assertTrue(halves[str({"preset": 6})] > 100, halves)  # Blitz: every other one
+        for preset in (15, 16, 17):  # hourglass, stopwatch, overtime counters: never
+            self.assertEqual(halves[str({"preset": preset})], 0, halves)
+
     def test_kept_only_where_the_stopped_side_stands(self):
         for control, want in (
             ({"preset": 6}, True),

@@ -57,7 +57,7 @@ def test_the_steps_after_the_render_run_unlocked(clock):
     app = clock.app
     reports, dues = [], []
     spy(app.usb, "report", reports)
-    spy(app, "_next_due", dues)
+    spy(app.dues, "after", dues)
     clock.run_ms(3_000)
     clock.press("right")
     clock.run_ms(6_000)  # a periodic state line of the feed, a journal record

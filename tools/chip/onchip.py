@@ -197,10 +197,13 @@ def percall(clock, n=15):
     def encode():
         segments.encode_into(buf, ui.text[side], ui.colon[side])
 
-    next_due_fn = getattr(app, "_next_due", None) or app._until_next
+    dues = getattr(app, "dues", None)  # the sleep step (app.Dues); older firmware: a method
 
     def next_due():
-        next_due_fn(now, g.deadline())
+        if dues is not None:
+            dues.after(now, g.deadline(), app._next_render, False, app._button_due)
+        else:
+            (getattr(app, "_next_due", None) or app._until_next)(now, g.deadline())
 
     base = _median(lambda: None, n)
     cases = (
@@ -220,7 +223,7 @@ def percall(clock, n=15):
         ("Game.remaining", lambda: g.remaining(side, now), None),
         ("Game.tick, nothing due", lambda: g.tick(now), None),
         ("Game.deadline", lambda: g.deadline(), None),
-        ("App._next_due", next_due, None),
+        ("the sleep step (Dues.after)", next_due, None),
         ("buttons.poll, nothing pressed", lambda: b.buttons.poll(now), None),
         ("buttons.next_due", lambda: b.buttons.next_due(now), None),
         ("levers.drain, nothing queued", lambda: b.levers.drain(app._on_lever), None),
