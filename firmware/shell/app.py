@@ -222,9 +222,11 @@ class App:
         12. journal: the running game's other writes when due (periodic records, chunks,
             tidies), or while no clock runs the next journal made ready (appjournal.py);
         13. sleep: until the next due instant, from a fresh reading.
-        The steps are named here and by these names elsewhere. A new job gets a method of
-        its own and one line at its step. Allocates nothing
-        unless a button event or a file write asks for it."""
+        A wakeup that nothing rang before `dues.only` (the running clock's displays) does
+        steps 1, 2, 8 and 13 only: no other step has work then (Dues says why). The steps
+        are named here and by these names elsewhere. A new job gets a method of its own and
+        one line at its step. Allocates nothing unless a button event or a file write asks
+        for it."""
         b = self.board
         g = self.ui.game
         # 1. Which sources rang (doorbell.py: 1 the levers, 2 the buttons), before looking
