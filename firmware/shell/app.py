@@ -261,7 +261,8 @@ class App:
                 self.journal.press = True
         # A wakeup that only renders: nothing rang, no stream is readable and no step but the
         # render is due before `dues.only` (the sleep step keeps it: Dues says when it
-        # holds); steps 3-7 and 9-12 would each find nothing due.
+        # holds); the steps from the deadline to the battery, and from the press's record to
+        # the journal, would each find nothing due.
         only = not pressed and not rang and now < self.dues.only and not b.bell.heard
         dirty = False
         usb = self.usb
@@ -335,7 +336,7 @@ class App:
                 jr.record(now, drained, drained_us, deadline, self._next_render, self.wdt)
             elif jr.armed and g.state != E.RUNNING and g.state != E.FINISHED:
                 jr.prepare(now, self.wdt)
-        # A press queued during steps 9-12: its wakeup now, nested as above (locked again
+        # A press queued since the render: its wakeup now, nested as above (locked again
         # as it began), not after the sleep's arithmetic and the loop's turn.
         if rings[0] != rings[2] or rings[1] != rings[3]:
             self.heap.relock(locked)
@@ -356,7 +357,7 @@ class App:
             du = g.deadline_us()
             wake = time.ticks_add(wake, (du - 1000 if du else 0) + levers.settle_us)
         self._wake_us = wake
-        if rings[0] != rings[2] or rings[1] != rings[3]:  # a press queued during step 13
+        if rings[0] != rings[2] or rings[1] != rings[3]:  # a press queued in the sleep step
             self.heap.relock(locked)
             self.wake()
 

@@ -47,6 +47,18 @@ def game_ui(control, freeze=True):
     return U.Ui(s)
 
 
+class Asked:
+    """Game.remaining, each call's instant noted in `asked`."""
+
+    def __init__(self, remaining, asked):
+        self.remaining = remaining
+        self.asked = asked
+
+    def __call__(self, side, t):
+        self.asked.append(t)
+        return self.remaining(side, t)
+
+
 class KeptRender(unittest.TestCase):
     def check_game(self, control, seed, freeze):
         u = game_ui(control, freeze)
@@ -103,8 +115,7 @@ class KeptRender(unittest.TestCase):
                     g.press(g.running, now, 0)
                 g.tick(now)
                 asked = []
-                remaining = g.remaining
-                g.remaining = lambda side, t: asked.append(t) or remaining(side, t)
+                g.remaining = Asked(g.remaining, asked)
                 quick = looks(u, now)
                 del g.remaining
                 if g.state == E.RUNNING:  # the running side's time alerts() reads after it
