@@ -271,6 +271,48 @@ def test_buttons_are_not_polled_while_untouched(clock):
     assert game(clock).state == E.RUNNING
 
 
+def test_an_untouched_clocks_wakeups_only_render_between_the_feeds_and_records(clock):
+    """A running clock nobody touches: most wakeups only render (the feed's step and the
+    sleep step's full arithmetic skipped: app.Dues), yet the feed's state line still comes
+    every 5 s, the journal writes when due (its records every 10 s, its tidies) and every
+    change is on time."""
+    start(clock, RAPID_15_10)
+    clock.usb.plug()  # a host reads the live feed
+    clock.usb.open()
+    clock.run_ms(3_000)
+    app = clock.app
+    mark = len(clock.usb.received)
+    feeds, full, records = [], [], []
+    report, after, record = app.usb.report, app.dues.after, app.journal.record
+
+    def counted_report(now, g):
+        feeds.append(now)
+        return report(now, g)
+
+    def counted_after(now, deadline, render, only, buttons):
+        if not only:
+            full.append(now)
+        return after(now, deadline, render, only, buttons)
+
+    def counted_record(now, *args):
+        records.append(now - app.journal.due)  # how late after its instant
+        return record(now, *args)
+
+    app.usb.report, app.dues.after = counted_report, counted_after
+    app.journal.record = counted_record
+    t0 = clock.mono_ms()
+    n = wakeups_over(clock, 180_000)  # three minutes: the journal's tidies move its phase
+    assert 359 <= n <= 363, n  # the digits and the beat
+    assert len(full) == len(feeds) and len(feeds) < n // 4, (len(feeds), n)
+    assert len(records) >= 18 and all(0 <= late < 500 for late in records), records
+    assert check_window(clock, t0 + 10, clock.mono_ms()) >= 358
+    sent = bytes(clock.usb.received)[mark:].split(b"\n")
+    # the state lines: the right side's time (running) every 5 s
+    times = [int(line.split()[6]) for line in sent if line[:5] == b"#CLK1" and b" T " in line]
+    assert len(times) == 36, times
+    assert [a - b for a, b in zip(times, times[1:], strict=False)] == [5_000] * 35, times
+
+
 def test_a_release_counts_its_debounce_from_its_edge(clock):
     """The arbiter's pause comes 30 ms (the debounce) after the release edge, on the ms grid,
     however late the loop first looked at it: the edge's stamp, not the look, starts it."""
