@@ -302,6 +302,9 @@ class App:
         # changed it).
         if dirty or (not pressed and 0 <= self._next_render <= now):
             self._next_render = self.view.render(now)
+            if self.view.played:  # a tone began: the sleep step asks the buzzer afresh
+                self.view.played = False
+                only = False
         if dirty:
             deadline = self._deadline(g)  # keys and events may have changed it
         if g.last_event == now and g.last_us:
@@ -521,6 +524,7 @@ class View:
         self.encode = segments.encode_ascii if n == 4 else segments.encode_ascii6
         self.leds = -1  # the LED mask they show (-1 = unknown: write at the next render)
         self.sound = None  # an engine event's sound, started by the render that shows it
+        self.played = False  # `render` started a sound (App clears it: Dues)
         levers = board.levers
         self.rings = levers.rings  # a press waits: levers.waiting(), read inline
         self.mover = levers.mover  # the lever whose IRQ lights the LEDs (levers.py)
@@ -565,11 +569,13 @@ class View:
                 if alert:
                     pattern = buzzer_mod.LOW_TIME if alert == 1 else _LAST_SECONDS_BEEP
                     b.buzzer.play(pattern, now)
+                    self.played = True
             else:
                 nxt = now
         if self.sound is not None:
             b.buzzer.play(self.sound, now)
             self.sound = None
+            self.played = True
         return nxt
 
     def arm(self):
@@ -684,12 +690,14 @@ class Dues:
     ready screen's) itself; the rest it asks the buzzer, the USB port and the journal.
 
     `only`: until then (ms; -1: none) a wakeup that nothing rang (no lever, button or
-    readable stream) has nothing to do but its render. It holds while the clock runs on the
-    game screen, before every other instant of the loop (the deadline's less a ms: the
-    deadline step ticks a ms early, its rounding), the journal's next periodic step and the
-    feed's next line (both look at every wakeup, so they are no instant of the sleep):
-    nothing but a ring, a stream or one of those instants changes the steps' work, since
-    the engine moves only at the steps such a wakeup skips. Allocates nothing."""
+    readable stream) has nothing to do but its render, unless that render starts a tone
+    (a low-time alert: `View.played`), whose next step the sleep step must then ask for.
+    It holds while the clock runs on the game screen, before every other instant of the
+    loop (the deadline's less a ms: the deadline step ticks a ms early, its rounding), the
+    journal's next periodic step and the feed's next line (both look at every wakeup, so
+    they are no instant of the sleep): nothing but a ring, a stream, a tone or one of those
+    instants changes the steps' work, since the engine moves only at the steps such a
+    wakeup skips. Allocates nothing."""
 
     def __init__(self, board, ui, usb, journal):
         self.buzzer = board.buzzer

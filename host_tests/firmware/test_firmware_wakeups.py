@@ -313,6 +313,28 @@ def test_an_untouched_clocks_wakeups_only_render_between_the_feeds_and_records(c
     assert [a - b for a, b in zip(times, times[1:], strict=False)] == [5_000] * 35, times
 
 
+def test_the_low_time_beeps_last_their_patterns(clock):
+    """The low-time beep and the last seconds' beeps start in render wakeups (the alerts
+    fall on the running side's changes): each tone ends when its pattern says, however few
+    of the next wakeups have more to do than render."""
+    start(clock, BULLET_1_0)
+    clock.run_ms(45_000)  # 15 s left on the right
+    pwm = clock.app.board.buzzer._pwm
+    t0 = clock.vt.us
+    clock.run_ms(14_500)
+    tones, on = [], None
+    for t, freq, _duty, sounding in pwm.trace:
+        if t < t0:
+            continue
+        if on is not None and (not sounding or freq != on[1]):
+            tones.append((on[1], round((t - on[0]) / 1000)))
+            on = None
+        if sounding and on is None:
+            on = (t, freq)
+    # the low-time pattern at 10 s (two 60 ms tones), then one 40 ms tone for each of 5..1 s
+    assert tones == [(2500, 60), (2500, 60)] + [(3000, 40)] * 5, tones
+
+
 def test_a_release_counts_its_debounce_from_its_edge(clock):
     """The arbiter's pause comes 30 ms (the debounce) after the release edge, on the ms grid,
     however late the loop first looked at it: the edge's stamp, not the look, starts it."""
