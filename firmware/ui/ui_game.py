@@ -457,7 +457,12 @@ class GameScreen(Screen):
             rs = self._r1 if s else self._r0
         else:
             rs = g.remaining(s, now)
-        nxt = self._time_change(s, rs, now, not stopwatch, nxt)
+        if fresh and self.kept and self._d == 0 and rs > 0 and not stopwatch:
+            # The render's beat found no delay: the time falls 1 ms a ms (no engine call)
+            n = self._next(rs, False, True)
+            nxt = now + n if n > 0 else -1  # (kept: nothing else is due yet)
+        else:
+            nxt = self._time_change(s, rs, now, not stopwatch, nxt)
         shown = nxt  # the running side's text changes then (-1: never), kept or not
         if mode == MODE_HOURGLASS:  # only the hourglass moves the other side's time
             o = 1 - s

@@ -99,7 +99,8 @@ class KeptRender(unittest.TestCase):
         """Rendered at each instant next_change announces, as the loop does: where the
         separator alone goes off (the beat's second half of a countdown falling 1 ms a ms)
         the render asks the engine for no time, and every render and announced change
-        equals a full render's, moves and delays included."""
+        equals a full render's, moves and delays included, and the change equals the one
+        found by asking the engine for the time's trend."""
         halves = {}
         for control in CONTROLS:
             u = game_ui(control)
@@ -125,6 +126,8 @@ class KeptRender(unittest.TestCase):
                 screen.kept = False
                 full = looks(u, now)
                 self.assertEqual(quick, full, (control, now))
+                screen._d = -1  # the engine asked for the delay and the time's trend
+                self.assertEqual(u.next_change(now), full[4], (control, now))
                 if full[4] < 0:
                     break
                 now = full[4]

@@ -232,19 +232,19 @@ def test_a_press_s_leds_are_written_by_one_decider(tmp_path):
     no_errors(tmp_path)
 
 
-@pytest.mark.parametrize("during", ["arming", "sleep"])
+@pytest.mark.parametrize("during", ["unlocking", "sleep"])
 def test_a_press_after_the_renders_last_look_is_served_before_any_sleep(tmp_path, during):
     """A press whose IRQ runs after the render step's last look at the levers (while the
-    levers are armed for the next press, or in the sleep step's arithmetic) starts the
-    wakeup over at once: the loop does not go round to its sleep first, so at its next sleep
-    the move is in the engine and on both displays."""
+    heap lock is let go for the steps after the render, or in the sleep step's arithmetic)
+    starts the wakeup over at once: the loop does not go round to its sleep first, so at
+    its next sleep the move is in the engine and on both displays."""
     clock = boot(tmp_path, {"preset": BULLET_1_0})
     lever(clock, "left")  # right (White) runs
     clock.run_ms(2_000)
     app = clock.app
     levers = app.board.levers
     g = game(clock)
-    owner, name = (app.view, "arm") if during == "arming" else (app.mono, "ticks_at")
+    owner, name = (app.heap, "unlock") if during == "unlocking" else (app.mono, "ticks_at")
     step = getattr(owner, name)
     pressed = []
 
