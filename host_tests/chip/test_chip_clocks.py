@@ -180,7 +180,8 @@ def test_the_fixed_mode_ignores_the_clock_tree(pico):
         a, b, c, f = map(int, s.repl(BUSY).split())
         led = s.ledger()
     assert f == 48_000_000  # what MicroPython believes
-    assert a == b == c
+    # the same cycles each time, read in whole µs of the timer at three phases
+    assert max(a, b, c) - min(a, b, c) <= 1, (a, b, c)
     assert led["mode"] == "fixed"
     assert {r["clk_sys_hz"] for r in led["rows"]} == {125_000_000}
     assert sum(r["ns"] for r in led["rows"]) == led["now_ns"]
