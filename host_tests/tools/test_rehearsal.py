@@ -12,6 +12,7 @@ alone; the simulator quit, the board says "unplugged" and its times stand; Ctrl-
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -37,6 +38,18 @@ pytestmark = [
 ]
 
 
+PACE_S = 0.3  # the least time between two typed levers, s of the simulator's time
+
+
+def sim_seconds(lines):
+    """The simulator's own time (its "t=" line, s) on a captured screen; -1 if not drawn."""
+    for line in lines:
+        m = re.search(r"\bt=\s*([0-9.]+) s\b", line)
+        if m:
+            return float(m.group(1))
+    return -1.0
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -53,6 +66,13 @@ def wait_until(pred, limit_s=30.0):
     return pred()
 
 
+def _ctrl_c_as_at_a_terminal():
+    """SIGINT at its default in the child, as for a command typed at a terminal, so Python
+    turns it into KeyboardInterrupt: a test run started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python keeps it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Live:
     """tools/live/live.py as `make live` starts it, its output collected."""
 
@@ -63,6 +83,7 @@ class Live:
             stderr=subprocess.PIPE,
             text=True,
             cwd=str(ROOT),
+            preexec_fn=_ctrl_c_as_at_a_terminal,
         )
         self.out = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -130,6 +151,12 @@ def test_a_broadcast_rehearsed_on_the_simulator(tmp_path):
         assert pgn.read_text() == before
 
         def keys(k):
+            """Lever `k` typed at a player's pace: at least PACE_S of the simulator's own
+            time after the previous key's effect was seen. A lever typed sooner after the
+            other one's press (the feed's line reaches the PGN in a few ms of wall time) is
+            the firmware's two-lever slap (BOTH_LEVERS_MS), rightly ignored."""
+            since = sim_seconds(_screen(tmux, "sim"))
+            assert wait_until(lambda: sim_seconds(_screen(tmux, "sim")) >= since + PACE_S)
             subprocess.run(tmux + ["send-keys", "-t", "sim", k], check=True)
 
         keys("z")  # Black presses: White's (right) clock runs
