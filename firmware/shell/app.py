@@ -116,6 +116,7 @@ class App:
         self._button_due = -1  # when the buttons need a poll (ms), -1 = only after an edge
         self._battery_due = 0  # next battery reading (ms)
         self._poll_all = True  # poll every source at the next wakeup (boot, after an error)
+        self.rendered = False  # the last wakeup only rendered (Dues.only)
         # Game.deadline() as the last wakeup left it, with the engine's last event then: a
         # running clock's deadline moves only with an event (Game.last_event / last_us)
         self._dl = self._dl_ms = self._dl_us = -1
@@ -156,7 +157,8 @@ class App:
         while not self.handed_over:
             try:
                 self.safe_wake()
-                if self.idle.sleep(self.mono.ms, self.ui.game.state):
+                # (a wakeup that only rendered changed nothing Idle looks at: Dues)
+                if not self.rendered and self.idle.sleep(self.mono.ms, self.ui.game.state):
                     self._afresh()  # back from a dormant spell (Idle)
                 elif not self.handed_over:
                     wait_until(self._wake_us)
@@ -183,6 +185,7 @@ class App:
         except Exception as exc:  # keep the times on screen, log, go on
             self.errors += 1
             self._poll_all = True
+            self.rendered = False
             self.view.leds = -1  # the LEDs may not be what the cut wakeup meant
             self._next_render = 0  # redraw at the next wakeup what this one may have left
             self._wake_us = time.ticks_add(time.ticks_us(), _ERROR_RETRY_MS * 1000)
@@ -361,6 +364,7 @@ class App:
             du = g.deadline_us()
             wake = time.ticks_add(wake, (du - 1000 if du else 0) + levers.settle_us)
         self._wake_us = wake
+        self.rendered = only
         if rings[0] != rings[2] or rings[1] != rings[3]:  # a press queued in the sleep step
             self.heap.relock(locked)
             self.wake()
@@ -647,7 +651,8 @@ class Idle:
     (Buttons.swallow), nor does the lever (levers.restart). RAM keeps the game, the
     settings and the screen; the µs timer stands still meanwhile. On USB power (the host's
     port and mpremote stay up), or on a board without `power`, the count starts again.
-    `App` asks after each wakeup (`sleep`); the edges are the doorbell's counts (`rung`),
+    `App` asks after each wakeup that did more than render (`sleep`: one that only rendered
+    changed nothing it looks at, Dues); the edges are the doorbell's counts (`rung`),
     read there, off the wakeup's own path. There too the sleep between wakeups follows
     VBUS: deep, with the clocks no promise needs gated, on cells (board.gate, sleepgate.py)."""
 
@@ -698,7 +703,8 @@ class Dues:
     journal's next periodic step and the feed's next line (both look at every wakeup, so
     they are no instant of the sleep): nothing but a ring, a stream, a tone or one of those
     instants changes the steps' work, since the engine moves only at the steps such a
-    wakeup skips. Allocates nothing."""
+    wakeup skips; for the same reasons `Idle` has nothing new to look at after one (App
+    skips it). Allocates nothing."""
 
     def __init__(self, board, ui, usb, journal):
         self.buzzer = board.buzzer

@@ -5,7 +5,7 @@ ms, on cells with the USB cable plugged in and pulled out twice mid-game, and th
 on USB power: on cells the chip spends the time between wakeups in deep sleep with
 sleepgate.py's clocks on, on USB power in MicroPython's own sleep; either way every stamp
 is exact to the µs timer and the displays show the same texts at the same instants (to
-50 µs).
+50 µs; a frame handed over while a press's IRQ ran, to that IRQ's length).
 
 Runs when MICROPYTHON_UF2 names a MicroPython rp2 .uf2 (chip_env.require).
 """
@@ -21,6 +21,8 @@ VBUS_GPIO = 24  # the Pico's VBUS sense (board.py)
 BLITZ_3_2 = 6  # presets.py
 MOVES = 12
 CABLE = (9_000.3, 15_000.7)  # ms after the first move: the cable in, then out again
+LEVER_IRQ_US = 250  # a lever press's hard IRQ on the chip, with its entry and exit, at most
+PRESS_REACH_US = 1_000  # a frame handed over during that IRQ is shown within this of the edge
 
 
 def play(pico, on_cells):
@@ -93,4 +95,11 @@ def test_on_cells_the_core_sleeps_deep_and_every_promise_holds(pico):
     assert [x[:3] for x in a] == [x[:3] for x in b]
     worst = max(abs(x[3] - y[3]) for x, y in zip(a, b, strict=True))
     print("\nframes on cells vs on USB power: %d changes, at most %d µs apart" % (len(a), worst))
-    assert len(a) > 2 * MOVES and worst <= 50
+    assert len(a) > 2 * MOVES
+    # A frame handed over while a press's hard IRQ runs (lever_pio.py) waits for it: a few µs
+    # more or less on one path decide whether the IRQ comes before or after the hand-over,
+    # so a frame shown within a wire's time of a press's edge may be one IRQ apart
+    edges = [edge // 1_000 for edge, _gpio, _instant, _value in cells.stamps]
+    for x, y in zip(a, b, strict=True):
+        near = any(0 <= x[3] - e <= PRESS_REACH_US for e in edges)
+        assert abs(x[3] - y[3]) <= (LEVER_IRQ_US if near else 50), (x, y)
