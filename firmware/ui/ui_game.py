@@ -68,6 +68,7 @@ _SHORT = const(1)
 
 _BLINK_MS = const(500)
 _RESULT_MS = const(2_000)  # the result screen alternates with the final times
+_ASK = const(2)  # _time_change's trend not known: asked of the engine (a trend is -1, 0 or 1)
 # Texts packed as ui_base.copy reads them (one bytes object: one heap object)
 _TEXTS = (
     b"FLAG"  # 0: this side's flag fell (blinks with its time)
@@ -412,11 +413,13 @@ class GameScreen(Screen):
         else:
             self.put_result(0 if g.result == E.RESULT_LEFT_WINS else 1)
 
-    def _time_change(self, side, r, now, countdown, nxt):
+    def _time_change(self, side, r, now, countdown, nxt, trend=_ASK):
         """`nxt` (ms, -1 = none), or the earlier instant at which side's shown time, `r` ms
-        at `now`, next changes: 1 ms later it falls (-1), stands (0: a delay, or 0 left) or
-        rises (1: the stopwatch)."""
-        trend = self.game.remaining(side, now + 1) - r
+        at `now`, next changes: 1 ms later it falls (`trend` -1), stands (0: a delay, or 0
+        left) or rises (1: the stopwatch); `trend` is asked of the engine unless the caller
+        knows it."""
+        if trend == _ASK:
+            trend = self.game.remaining(side, now + 1) - r
         if trend:
             n = self._next(r, trend > 0, countdown)
             if n > 0 and (nxt < 0 or now + n < nxt):
@@ -457,12 +460,10 @@ class GameScreen(Screen):
             rs = self._r1 if s else self._r0
         else:
             rs = g.remaining(s, now)
+        trend = _ASK
         if fresh and self.kept and self._d == 0 and rs > 0 and not stopwatch:
-            # The render's beat found no delay: the time falls 1 ms a ms (no engine call)
-            n = self._next(rs, False, True)
-            nxt = now + n if n > 0 else -1  # (kept: nothing else is due yet)
-        else:
-            nxt = self._time_change(s, rs, now, not stopwatch, nxt)
+            trend = -1  # the render's beat found no delay: the time falls 1 ms a ms
+        nxt = self._time_change(s, rs, now, not stopwatch, nxt, trend)
         shown = nxt  # the running side's text changes then (-1: never), kept or not
         if mode == MODE_HOURGLASS:  # only the hourglass moves the other side's time
             o = 1 - s
