@@ -351,9 +351,9 @@ class App:
         # 13. Sleep until the next due instant, from a fresh reading at the end of this wakeup
         # (its own length, ms on the chip for a render, is not slept). The flag falls at its
         # exact us: when it comes first, sleep until that us, not the whole ms after it.
-        nxt = self.dues.after(now, deadline, self._next_render, only, self._button_due)
-        if self.ui.game.state == E.READY and self._battery_due < nxt:
-            nxt = self._battery_due
+        nxt = self.dues.after(
+            now, deadline, self._next_render, only, self._button_due, self._battery_due
+        )
         mono = self.mono
         mono.update(time.ticks_us())
         wake = mono.ticks_at(nxt)
@@ -692,8 +692,8 @@ class Idle:
 class Dues:
     """The sleep step's arithmetic: the earliest instant (monotonic ms) at which a step of
     the loop has work, the loop sleeping until then, and until when a wakeup only renders.
-    `App` hands it the render's and the buttons' instants and keeps the battery's (the
-    ready screen's) itself; the rest it asks the buzzer, the USB port and the journal.
+    `App` hands it the render's, the buttons' and the battery's instants; the rest it asks
+    the buzzer, the USB port and the journal.
 
     `only`: until then (ms; -1: none) a wakeup that nothing rang (no lever, button or
     readable stream) has nothing to do but its render, unless that render starts a tone
@@ -714,18 +714,21 @@ class Dues:
         self.other = 0  # the earliest instant but the render's, as the last full step left it
         self.only = -1
 
-    def after(self, now, deadline, render, only, buttons):
+    def after(self, now, deadline, render, only, buttons, battery):
         """The earliest due instant after a wakeup at `now` (ms): FEED_MS on at the latest,
         the engine's `deadline`, the `render`'s and the `buttons`' instants (-1: none), the
-        buzzer's next step, the USB port's and the journal's quiet write (one not done for
-        want of room waits for a later wakeup, not a spin). In a wakeup that only rendered
-        (`only`), none but the render's has changed since the last."""
+        `battery`'s while the game is ready (the battery step's), the buzzer's next step,
+        the USB port's and the journal's quiet write (one not done for want of room waits
+        for a later wakeup, not a spin). In a wakeup that only rendered (`only`), none but
+        the render's has changed since the last."""
         if not only:
             nxt = now + FEED_MS
             if 0 <= deadline < nxt:
                 nxt = deadline
             if 0 <= buttons < nxt:
                 nxt = buttons
+            if battery < nxt and self.ui.game.state == E.READY:
+                nxt = battery
             d = self.buzzer.next_due(now)
             if 0 <= d and now + d < nxt:
                 nxt = now + d

@@ -289,10 +289,10 @@ def test_an_untouched_clocks_wakeups_only_render_between_the_feeds_and_records(c
         feeds.append(now)
         return report(now, g)
 
-    def counted_after(now, deadline, render, only, buttons):
+    def counted_after(now, deadline, render, only, buttons, battery):
         if not only:
             full.append(now)
-        return after(now, deadline, render, only, buttons)
+        return after(now, deadline, render, only, buttons, battery)
 
     def counted_record(now, *args):
         records.append(now - app.journal.due)  # how late after its instant

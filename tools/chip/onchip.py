@@ -200,10 +200,20 @@ def percall(clock, n=15):
     dues = getattr(app, "dues", None)  # the sleep step (app.Dues); older firmware: a method
 
     def next_due():
-        if dues is not None:
-            dues.after(now, g.deadline(), app._next_render, False, app._button_due)
-        else:
+        dues.after(now, g.deadline(), app._next_render, False, app._button_due, app._battery_due)
+
+    if dues is None:
+
+        def next_due():
             (getattr(app, "_next_due", None) or app._until_next)(now, g.deadline())
+
+    else:
+        try:
+            next_due()
+        except TypeError:  # older firmware: App kept the battery's instant
+
+            def next_due():
+                dues.after(now, g.deadline(), app._next_render, False, app._button_due)
 
     base = _median(lambda: None, n)
     cases = (
