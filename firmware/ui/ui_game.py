@@ -484,6 +484,13 @@ class GameScreen(Screen):
                     b -= 1
                 if nxt < 0 or now + rs - b * 1_000 < nxt:
                     nxt = now + rs - b * 1_000
+        led = -1
+        if self._flash and not (g.flagged[0] or g.flagged[1]):
+            # The LED's next edge (see _pulse): the pulse's end, or the next pulse's start
+            p = self._turn_t(now) % _LED_PERIOD_MS
+            led = now + (_LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p)
+            if now < g.turn_start:
+                led += g.turn_start - now  # the turn starts after `now` (see _turn_t)
         if self._beating:
             # The beat flips at the next half second of the counting time (see render).
             if stopwatch:
@@ -494,28 +501,23 @@ class GameScreen(Screen):
                 nxt = now + n
             # A countdown falling 1 ms a ms (no delay) with the separator on: its going off
             # at `nxt` changes nothing else on the kept screen (no flag, no overtime
-            # counter, no hourglass, no LED flash), and the next change is the text's or
-            # the separator's coming back, 500 ms on. The render and this call then need
-            # no engine time (render's and this one's first test).
+            # counter, no hourglass, no LED edge then), and the next change is the text's,
+            # the LED's or the separator's coming back, 500 ms on. The render and this call
+            # then need no engine time (render's and this one's first test).
             if (
                 fresh
                 and self.kept
                 and not stopwatch
                 and not d
-                and not self._flash
                 and self.points[s]
                 and nxt == now + n
                 and (shown < 0 or nxt < shown)
+                and (led < 0 or nxt < led)
             ):
                 self._half_at = nxt
                 self._half_r = rs - n
-                self._half_next = nxt + 500 if shown < 0 or nxt + 500 < shown else shown
-        if self._flash and not (g.flagged[0] or g.flagged[1]):
-            # The LED's next edge (see _pulse): the pulse's end, or the next pulse's start
-            p = self._turn_t(now) % _LED_PERIOD_MS
-            n = _LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p
-            if now < g.turn_start:
-                n += g.turn_start - now  # the turn starts after `now` (see _turn_t)
-            if nxt < 0 or now + n < nxt:
-                nxt = now + n
+                h = nxt + 500 if shown < 0 or nxt + 500 < shown else shown
+                self._half_next = led if 0 <= led < h else h
+        if 0 <= led and (nxt < 0 or led < nxt):
+            nxt = led
         return nxt

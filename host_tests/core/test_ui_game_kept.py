@@ -40,11 +40,11 @@ def looks(u, now):
     return bytes(u.text[0]), bytes(u.text[1]), bytes(u.colon), u.leds, u.next_change(now)
 
 
-def game_ui(control, freeze=True):
+def game_ui(control, freeze=True, digits=4):
     s = settings.defaults()
     s["control"] = control
     s["freeze"] = freeze  # off: play goes on after a flag, which blinks on its side
-    return U.Ui(s)
+    return U.Ui(s, None, digits)
 
 
 class Asked:
@@ -60,8 +60,8 @@ class Asked:
 
 
 class KeptRender(unittest.TestCase):
-    def check_game(self, control, seed, freeze):
-        u = game_ui(control, freeze)
+    def check_game(self, control, seed, freeze, digits):
+        u = game_ui(control, freeze, digits)
         screen = u.screens[U.S_GAME]
         g = u.game
         r = Draws(seed)
@@ -85,25 +85,31 @@ class KeptRender(unittest.TestCase):
             kept_seen += kept and g.state == E.RUNNING
             screen.kept = False
             full = looks(u, now)
-            self.assertEqual(quick, full, (control, seed, freeze, now, kept))
+            self.assertEqual(quick, full, (control, seed, freeze, digits, now, kept))
         return kept_seen
 
     def test_every_render_equals_a_full_one(self):
-        kept = 0
-        for control in CONTROLS:
-            for seed in (1, 7, 1234):
-                kept += self.check_game(control, seed, seed != 7)
-        self.assertTrue(kept > 500, kept)  # the running side alone was rendered, often
+        for digits in (4, 6):  # the LED build; the LCD build (h:mm:ss, the LED's flashes)
+            kept = 0
+            for control in CONTROLS:
+                for seed in (1, 7, 1234):
+                    kept += self.check_game(control, seed, seed != 7, digits)
+            self.assertTrue(kept > 500, (digits, kept))  # the running side alone, often
 
     def test_the_beats_second_halves_equal_full_renders(self):
         """Rendered at each instant next_change announces, as the loop does: where the
         separator alone goes off (the beat's second half of a countdown falling 1 ms a ms)
         the render asks the engine for no time, and every render and announced change
         equals a full render's, moves and delays included, and the change equals the one
-        found by asking the engine for the time's trend."""
+        found by asking the engine for the time's trend. On six digits too, where the
+        LED's flashes are changes of their own."""
+        for digits in (4, 6):
+            self.check_halves(digits)
+
+    def check_halves(self, digits):
         halves = {}
         for control in CONTROLS:
-            u = game_ui(control)
+            u = game_ui(control, True, digits)
             screen = u.screens[U.S_GAME]
             g = u.game
             now = 1_000
@@ -112,7 +118,10 @@ class KeptRender(unittest.TestCase):
             for k in range(400):
                 if g.state != E.RUNNING:
                     break
-                if k % 37 == 36:
+                if k % 37 == 36:  # a move; every other one at a phase of its own, which
+                    # moves the LED's flashes against the beat (six digits)
+                    if k & 1:
+                        now += 1 + 173 * k % 997
                     g.press(g.running, now, 0)
                 g.tick(now)
                 asked = []
@@ -121,20 +130,22 @@ class KeptRender(unittest.TestCase):
                 del g.remaining
                 if g.state == E.RUNNING:  # the running side's time alerts() reads after it
                     kept_r = screen._r1 if g.running else screen._r0
-                    self.assertEqual(kept_r, g.remaining(g.running, now), (control, now))
+                    want = g.remaining(g.running, now)
+                    self.assertEqual(kept_r, want, (control, digits, now))
                 n += not asked and g.state == E.RUNNING
                 screen.kept = False
                 full = looks(u, now)
-                self.assertEqual(quick, full, (control, now))
+                self.assertEqual(quick, full, (control, digits, now))
                 screen._d = -1  # the engine asked for the delay and the time's trend
-                self.assertEqual(u.next_change(now), full[4], (control, now))
+                self.assertEqual(u.next_change(now), full[4], (control, digits, now))
                 if full[4] < 0:
                     break
                 now = full[4]
             halves[str(control)] = n
-        self.assertTrue(halves[str({"preset": 6})] > 100, halves)  # Blitz: every other one
+        # Blitz: every other one (on six digits, less those an LED edge falls on)
+        self.assertTrue(halves[str({"preset": 6})] > 100, (digits, halves))
         for preset in (15, 16, 17):  # hourglass, stopwatch, overtime counters: never
-            self.assertEqual(halves[str({"preset": preset})], 0, halves)
+            self.assertEqual(halves[str({"preset": preset})], 0, (digits, halves))
 
     def test_kept_only_where_the_stopped_side_stands(self):
         for control, want in (
