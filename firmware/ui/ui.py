@@ -111,11 +111,12 @@ class Ui:
         # The time layouts of the width (the screens' times go through time_into): the
         # module's format_into and next_change (functions, not the module: a test harness
         # deep-copies the Ui), the shift that turns the format's separator into `points`,
-        # and the separator between minutes and seconds (the game screen's beat)
+        # and the separator that beats on the game screen: the colon of MM:SS at width 4;
+        # none at width 6, whose seconds always show (the dots stand still, ui_game.py)
         self.format_into = fmt.format_into
         self.time_next_change = fmt.next_change
         self.shift = 1 if digits == 4 else 0
-        self.beat_point = 2 if digits == 4 else 8
+        self.beat_point = 2 if digits == 4 else 0
         self.text = (bytearray(digits), bytearray(digits))  # what each display shows
         blank(self.text[0])
         blank(self.text[1])

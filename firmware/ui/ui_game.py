@@ -35,9 +35,10 @@ board that is not.
 
 The side LEDs: while a clock runs, the running side's; paused, the side on move's blinks;
 after a flag (freeze), the first flag's. At width 6 (the LCD build, on cells) the running
-side's flashes instead of staying lit while no flag is down (_pulse: 60 ms every 2 s of
-its turn, 3 % of the current); a flag, a pause, the ready screen and the result are as at
-width 4. `next_change` has the LED's edges too.
+side's flashes instead of staying lit while no flag is down (_pulse: 60 ms from the turn's
+start and from each even second of its counting time, 3 % of the current); a flag, a
+pause, the ready screen and the result are as at width 4. `next_change` has the LED's edges
+too. Width 6 shows no beat: its seconds always show.
 
 Rendering is a pure function of the engine state, this screen's state and `now`, and
 allocates nothing (the steady state: it runs at every change of the running clock). It asks
@@ -82,7 +83,7 @@ _TEXTS = (
 _PROMPT_MS = const(1_000)  # each text of the refused-press prompt shows this long
 _ICON_BAT1 = const(1)  # segments.ICON_BAT1: the battery symbol with one bar
 # Width 6 (the LCD build, on cells): the running side's LED flashes, lit _LED_PULSE_MS from
-# the start of its turn and again every _LED_PERIOD_MS of the turn (see _pulse)
+# the start of its turn and from each time its seconds reach an even number (see _pulse)
 _LED_PULSE_MS = const(60)
 _LED_PERIOD_MS = const(2_000)
 
@@ -213,11 +214,10 @@ class GameScreen(Screen):
         """While a clock runs, the texts change only when `Game.remaining()` of a side crosses
         a rounding step of the width's time layouts (timefmt / timefmt6, per side), plus these
         instants:
-        - the running side's separator between minutes and seconds beats (width 4: the colon
-          of MM:SS; width 6: the dot of every layout with seconds): on for the first half of each
+        - at width 4 the running side's colon of MM:SS beats: on for the first half of each
           second of the time that counts, off for the second half (the delay while it
           lasts, else the main time; the stopwatch counts up), so it changes together with
-          the digits, not on a phase of its own;
+          the digits, not on a phase of its own (width 6 has no beat: its seconds show);
         - a fallen flag blinks `FLAG` with its time, at the half-seconds of `now`;
         - overtime counters (byo-yomi / Canadian only): see _overtime.
         So while a clock runs with no flag down, no overtime counter and no hourglass, the
@@ -244,7 +244,7 @@ class GameScreen(Screen):
                     self._r0 = rs
                 self._beat(now, s, rs)
                 if self._flash:
-                    self._pulse(now, s)
+                    self._pulse(now, s, rs)
                 return
         ui = self.ui
         ui.leds = 0
@@ -281,9 +281,10 @@ class GameScreen(Screen):
             self._r0 = r0
             self._r1 = r1
             s = g.running
-            self._beat(now, s, r1 if s else r0)
+            rs = r1 if s else r0
+            self._beat(now, s, rs)
             if self._flash and not flags:
-                self._pulse(now, s)
+                self._pulse(now, s, rs)
             self.kept = not (flags or c.ot_count or c.mode == MODE_HOURGLASS)
         elif state == E.PAUSED:
             ui.leds = (1 << g.running) if (now // _BLINK_MS) & 1 else 0
@@ -303,39 +304,43 @@ class GameScreen(Screen):
 
     def _beat(self, now, s, rs):
         """The running side `s` (`rs` ms left, its text rendered at `now`): the LED, and its
-        separator's beat once a second in the layouts with seconds (not tenths): width 4
-        MM:SS, width 6 the layouts with minutes and seconds (the dot after digit 3)."""
+        separator's beat once a second at width 4 in MM:SS (width 6 shows no beat: its
+        seconds always show). The delay left is asked where the beat or the LED's flash
+        needs it (`_d`)."""
         self._at = now
         self._d = -1
         self.ui.leds = 1 << s
         points = self.points
         beating = self.text[s][self._last] != 32 and points[s] & self._beat_point
         self._beating = beating
+        if self._up and (beating or self._flash):
+            self._d = self.game.delay_left(s, now)
         if beating:
             if self._up:
-                d = self.game.delay_left(s, now)
-                self._d = d
+                d = self._d
                 on = ((d or rs) - 1) % 1000 >= 500
             else:
                 on = rs % 1000 < 500
             if not on:
                 points[s] = 0
 
-    def _turn_t(self, now):
-        """ms of the running side's turn at `now`: since `Game.turn_start` (the press that
-        started its clock; after a resume the turn goes on where the pause left it), 0
-        before it."""
-        t = now - self.game.turn_start
-        return t if t > 0 else 0
-
-    def _pulse(self, now, s):
-        """Width 6, the clock running with no flag down: the running side `s`'s LED flashes,
-        lit for _LED_PULSE_MS from the start of its turn and then from every _LED_PERIOD_MS of
-        the turn, off otherwise (3 % of the time: the cells' season; seen from across the
-        hall all the same). Tied to the turn, not to `now`'s phase: the press that starts the
-        clock lights the LED (levers.py, app.py), and this keeps it lit for the pulse."""
-        if self._turn_t(now) % _LED_PERIOD_MS >= _LED_PULSE_MS:
+    def _pulse(self, now, s, rs):
+        """Width 6, the clock running with no flag down: the running side `s`'s LED (`rs` ms
+        left at `now`, `_beat` done) flashes, lit for _LED_PULSE_MS from the start of its
+        turn (the press lights it: levers.py, app.py; this keeps it lit for the pulse) and
+        from each time its counting time reaches an even second, off otherwise (3 % of the
+        time: the cells' season; seen from across the hall all the same). The flash comes
+        with a change of the seconds' digits, so it needs no wakeup of its own."""
+        if now - self.game.turn_start >= _LED_PULSE_MS and self._phase(rs) >= _LED_PULSE_MS:
             self.ui.leds = 0
+
+    def _phase(self, rs):
+        """ms since the running side's counting time (its delay while that lasts, else `rs`,
+        the time left; the stopwatch's rises) last reached an even second, as the last
+        render found it (`_d`): 0 .. _LED_PERIOD_MS - 1, growing 1 ms a ms."""
+        if not self._up:
+            return rs % _LED_PERIOD_MS
+        return -(self._d or rs) % _LED_PERIOD_MS
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""
@@ -484,13 +489,6 @@ class GameScreen(Screen):
                     b -= 1
                 if nxt < 0 or now + rs - b * 1_000 < nxt:
                     nxt = now + rs - b * 1_000
-        led = -1
-        if self._flash and not (g.flagged[0] or g.flagged[1]):
-            # The LED's next edge (see _pulse): the pulse's end, or the next pulse's start
-            p = self._turn_t(now) % _LED_PERIOD_MS
-            led = now + (_LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p)
-            if now < g.turn_start:
-                led += g.turn_start - now  # the turn starts after `now` (see _turn_t)
         if self._beating:
             # The beat flips at the next half second of the counting time (see render).
             if stopwatch:
@@ -501,8 +499,8 @@ class GameScreen(Screen):
                 nxt = now + n
             # A countdown falling 1 ms a ms (no delay) with the separator on: its going off
             # at `nxt` changes nothing else on the kept screen (no flag, no overtime
-            # counter, no hourglass, no LED edge then), and the next change is the text's,
-            # the LED's or the separator's coming back, 500 ms on. The render and this call
+            # counter, no hourglass; width 4, so no LED flash), and the next change is the
+            # text's or the separator's coming back, 500 ms on. The render and this call
             # then need no engine time (render's and this one's first test).
             if (
                 fresh
@@ -512,12 +510,18 @@ class GameScreen(Screen):
                 and self.points[s]
                 and nxt == now + n
                 and (shown < 0 or nxt < shown)
-                and (led < 0 or nxt < led)
             ):
                 self._half_at = nxt
                 self._half_r = rs - n
-                h = nxt + 500 if shown < 0 or nxt + 500 < shown else shown
-                self._half_next = led if 0 <= led < h else h
-        if 0 <= led and (nxt < 0 or led < nxt):
-            nxt = led
+                self._half_next = nxt + 500 if shown < 0 or nxt + 500 < shown else shown
+        if self._flash and not (g.flagged[0] or g.flagged[1]):
+            # The LED's next edge (see _pulse): its counting time's pulse ends, or the next
+            # one starts, or the turn's own pulse ends (no later than the real edge)
+            p = (rs if stopwatch else -(d or rs)) % _LED_PERIOD_MS
+            n = now + (_LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p)
+            e = g.turn_start + _LED_PULSE_MS
+            if now < e < n:
+                n = e
+            if nxt < 0 or n < nxt:
+                nxt = n
         return nxt

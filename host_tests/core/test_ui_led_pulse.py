@@ -1,8 +1,10 @@
 """The running side's LED at width 6 (the LCD build, on cells): it flashes, lit for 60 ms
-from the start of the running side's turn (`Game.turn_start`) and again every 2000 ms of the
-turn, off otherwise; `next_change` wakes the loop exactly at each of its edges; a frame
-allocates nothing. At width 4 (the LED build) it is lit for the whole turn. A flag, a pause,
-the ready screen and the result light the LEDs at width 6 as at width 4.
+from the start of the running side's turn (`Game.turn_start`) and from each time its
+counting time (the delay while it lasts, else the time left; the stopwatch's rising) reaches
+an even second, which is a change of its seconds' digits; off otherwise. `next_change` wakes
+the loop at each of its edges, never after one; a frame allocates nothing. At width 4 (the
+LED build) it is lit for the whole turn. A flag, a pause, the ready screen and the result
+light the LEDs at width 6 as at width 4.
 
 Runs under CPython and MicroPython (see host_tests/core_cpython/test_micropython_core.py)."""
 
@@ -13,6 +15,7 @@ import engine as E
 import game_state
 import settings
 import ui as U
+from timecontrol import MODE_UPCOUNT
 
 MICROPYTHON = sys.implementation.name == "micropython"
 T0 = 500_000
@@ -36,16 +39,37 @@ def make(digits, control, freeze=True):
 
 
 def lit(g, now):
-    """The rule at width 6: the running side's LED mask at `now`."""
-    t = now - g.turn_start
-    return 1 << g.running if t % PERIOD < PULSE else 0
+    """The rule at width 6: the running side's LED mask at `now`, the clock running."""
+    s = g.running
+    if now - g.turn_start < PULSE:
+        return 1 << s
+    r = g.remaining(s, now)
+    if g.control.mode == MODE_UPCOUNT:
+        since = r % PERIOD  # since the rising time's last even second
+    else:
+        since = -(g.delay_left(s, now) or r) % PERIOD  # since the falling time's
+    return 1 << s if since < PULSE else 0
 
 
-def edge(g, now):
-    """The LED's first edge after `now` by the rule."""
-    t = now - g.turn_start
-    p = t % PERIOD
-    return now + (PULSE - p if p < PULSE else PERIOD - p)
+def rule(control, presses, until):
+    """The rule's LED at every ms from T0 (the first press) to `until`, on a game of its
+    own pressed at T0 and at `presses`: {ms: mask}."""
+    g = make(6, control).game
+    g.press(1, T0)
+    presses = list(presses)
+    out = {}
+    for now in range(T0, until):
+        if presses and presses[0] == now:
+            presses.pop(0)
+            g.press(g.running, now, 999)
+        g.tick(now)
+        out[now] = lit(g, now) if g.state == E.RUNNING else -1
+    return out
+
+
+def edges(leds):
+    """The ms at which the mask of `leds` ({ms: mask}) changes."""
+    return [t for t in sorted(leds) if t - 1 in leds and leds[t] != leds[t - 1]]
 
 
 class EveryMs(unittest.TestCase):
@@ -59,29 +83,57 @@ class EveryMs(unittest.TestCase):
             u.render(T0)
             g.press(1, T0, 250)  # starts the left side's clock (White's)
             self.assertEqual(g.turn_start, T0)
-            ons = 0
-            now = T0
-            while now < T0 + 4_500:
+            t1 = T0 + 4_567  # the left side moves at T1.700: the right side's turn
+            leds = {}
+            for now in range(T0, t1 + 2_200):
+                if now == t1:
+                    g.press(0, t1, 700)
+                    self.assertEqual((g.running, g.turn_start), (1, t1))
                 g.tick(now)
                 u.render(now)
                 self.assertEqual(u.leds, lit(g, now), (control, now))
-                ons += u.leds != 0
-                n = u.next_change(now)
-                self.assertTrue(now < n <= edge(g, now), (control, now, n))
-                now += 1
-            self.assertEqual(ons, 3 * PULSE)  # T0, T0 + 2000, T0 + 4000
-            # The left side moves at T1.700: the right side's turn, its own phase
-            t1 = T0 + 4_567
-            g.press(0, t1, 700)
-            self.assertEqual((g.running, g.turn_start), (1, t1))
-            now = t1
-            while now < t1 + 2_200:
+                leds[now] = u.leds
+            ups = [t for t in edges(leds) if leds[t]]
+            self.assertTrue(len(ups) >= 2, (control, ups))  # a flash every 2 s or sooner
+            for i in range(1, len(ups)):  # (the ms after a µs-stamped even second: + 1)
+                self.assertTrue(ups[i] - ups[i - 1] <= PERIOD + 1, (control, ups[i]))
+            # next_change, from a render at each ms, comes no later than the next edge
+            u = make(6, control)
+            g = u.game
+            u.render(T0)
+            g.press(1, T0, 250)
+            marks = edges(leds)
+            for now in range(T0, t1 + 2_100):
+                if now == t1:
+                    g.press(0, t1, 700)
                 g.tick(now)
                 u.render(now)
-                want = 2 if (now - t1) % PERIOD < PULSE else 0
-                self.assertEqual(u.leds, want, (control, now))
-                self.assertTrue(now < u.next_change(now) <= edge(g, now))
-                now += 1
+                n = u.next_change(now)
+                # (an edge at the press is the press's own wakeup)
+                after = [t for t in marks if now < t and (now >= t1 or t < t1)]
+                self.assertTrue(now < n and (not after or n <= after[0]), (control, now, n))
+
+    def test_the_flash_comes_with_the_seconds(self):
+        """With no delay, each flash after the turn's own starts at a change of the running
+        side's text: the same render, no wakeup of its own."""
+        u = make(6, BLITZ)
+        g = u.game
+        u.render(T0)
+        g.press(1, T0 + 3_001, 420)  # the left runs, from a phase of its own
+        t = T0 + 3_001
+        g.press(0, t + 1_234, 130)  # the right's turn
+        g.press(1, t + 2_000, 10)  # the left's again, 298.766 s left: even at +766, +2766...
+        before = None
+        flashes = 0
+        for now in range(t + 2_000, t + 9_000):
+            g.tick(now)
+            u.render(now)
+            text = bytes(u.text[0])
+            if u.leds and now - g.turn_start >= PULSE and not lit(g, now - 1):
+                flashes += 1
+                self.assertNotEqual(text, before, now)
+            before = text
+        self.assertEqual(flashes, 4)
 
     def test_four_digits_light_the_whole_turn(self):
         u = make(4, BLITZ)
@@ -105,9 +157,11 @@ class EveryMs(unittest.TestCase):
         u.render(T0)
         g.press(1, T0)
         u.render(T0 + 10)
-        self.assertEqual(u.next_change(T0 + 10), T0 + PULSE)  # before the beat's T0 + 500
+        self.assertEqual(u.next_change(T0 + 10), T0 + PULSE)  # no beat: the flash's end
+        u.render(T0 + PULSE)
+        self.assertEqual(u.next_change(T0 + PULSE), T0 + 1_000)  # the seconds
         u.render(T0 + 1_990)
-        self.assertEqual(u.next_change(T0 + 1_990), T0 + 2_000)
+        self.assertEqual(u.next_change(T0 + 1_990), T0 + 2_000)  # the seconds, lit
 
 
 class Loop(unittest.TestCase):
@@ -125,7 +179,8 @@ class Loop(unittest.TestCase):
         while now < until:
             g.tick(now)
             u.render(now)
-            self.assertEqual(u.leds, lit(g, now), (control, now))
+            if g.state == E.RUNNING:
+                self.assertEqual(u.leds, lit(g, now), (control, now))
             woken.append(now)
             n = u.next_change(now)
             self.assertTrue(n > now, (control, now, n))
@@ -136,27 +191,14 @@ class Loop(unittest.TestCase):
                 now = n
         return g, woken
 
-    def edges(self, starts, until):
-        """Every LED edge of turns starting at `starts` (the last one lasting to `until`)."""
-        out = []
-        ends = list(starts[1:]) + [until]
-        for i in range(len(starts)):
-            k = starts[i]
-            e = ends[i]
-            while k < e:
-                out.append(k)
-                if k + PULSE < e:
-                    out.append(k + PULSE)
-                k += PERIOD
-        return out
-
     def test_edges_are_wakeups(self):
         for control in (BLITZ, FIDE, DELAY, HOURGLASS, STOPWATCH, BYOYOMI):
             presses = (T0 + 3_001, T0 + 3_111, T0 + 9_050)
             until = T0 + 14_000
-            g, woken = self.run_loop(control, until, presses)
+            _g, woken = self.run_loop(control, until, presses)
             woken = set(woken)
-            for e in self.edges((T0,) + presses, until):
+            leds = rule(control, presses, until)
+            for e in edges(leds):
                 self.assertIn(e, woken, (control, e))
 
     def test_resume_goes_on_with_the_turn(self):

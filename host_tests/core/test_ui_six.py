@@ -291,14 +291,17 @@ class SixDigitScreens(unittest.TestCase):
         self.assertEqual(self.shown(u), (b"1h3000", b"1h3000", 8, 8))
         self.assertEqual(self.shown(make(6, BLITZ)), (b"   500", b"   500", 8, 8))
 
-    def test_the_running_sides_dot_beats(self):
+    def test_the_running_sides_dots_stand_still(self):
+        """No beat on six digits: the seconds always show the clock running; the next
+        change is the seconds' (or the LED's flash, ui_game._pulse)."""
         u = make(6, BLITZ)
         u.game.press(1, T0)  # the left runs: 5:00 falling
         self.assertEqual(self.shown(u, T0 + 200), (b"   500", b"   500", 8, 8))
-        self.assertEqual(self.shown(u, T0 + 600), (b"   500", b"   500", 0, 8))
-        self.assertEqual(u.next_change(T0 + 600), T0 + 1_000)
+        self.assertEqual(u.next_change(T0 + 200), T0 + 1_000)
+        self.assertEqual(self.shown(u, T0 + 600), (b"   500", b"   500", 8, 8))
         self.assertEqual(self.shown(u, T0 + 1_000), (b"   459", b"   500", 8, 8))
-        self.assertEqual(u.next_change(T0 + 1_000), T0 + 1_500)
+        self.assertEqual(u.next_change(T0 + 1_000), T0 + 2_000)
+        self.assertEqual(self.shown(u, T0 + 61_000), (b"   359", b"   500", 8, 8))
 
     def test_tenths_move_the_dot_one_digit_right(self):
         u = make(6, BLITZ)

@@ -36,8 +36,8 @@ def test_a_game_on_the_glasses_counts_seconds_and_tenths_to_the_flag(tmp_path):
     assert c.displays() == (("   100", 0b1000, 0b111), ("   100", 0b1000, 0))  # 1.00
     c.press("right")  # Black presses: White's (left) clock starts
     assert game(c).state == E.RUNNING and game(c).running == 0
-    c.run_ms(1_500)  # 0.59, the running side's dot beating (off in this half second)
-    assert c.display(0) == ("   059", 0, 0b111) and c.display(1)[:2] == ("   100", 0b1000)
+    c.run_ms(1_500)  # 0.59, the dot standing (no beat on the glass)
+    assert c.display(0) == ("   059", 0b1000, 0b111) and c.display(1)[:2] == ("   100", 0b1000)
     c.run_ms(52_000)  # under 10 s: seconds and tenths, the dot before the tenths
     assert c.display(0)[:2] == ("    64", 0b10000)
     c.run_ms(10_000)

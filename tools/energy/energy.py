@@ -171,8 +171,8 @@ HT1621_STANDBY_MA = 0.005
 # 3V3 line, hardware/README.md): what is left is the switch's leakage, at most 1 µA (AO3401A
 # datasheet, Alpha & Omega Rev 3 2011: zero-gate-voltage drain current at -30 V).
 SUPPLY_SWITCH_OFF_MA = 0.001
-# The LCD build's running-side LED flashes (ui_game.py): LED_PULSE_MS in each LED_PERIOD_MS
-# of a turn, instead of being lit the whole game.
+# The LCD build's running-side LED flashes (ui_game.py): 60 ms from each even second of
+# the running side's time (every 2 s), instead of being lit the whole game.
 LCD_LED_DUTY = 60 / 2000
 # The core's busy fraction on the LCD build, measured on the emulated chip (MicroPython
 # 1.27, the LCD build, an untouched clock 40-100 s into a game, after the journal's first
