@@ -213,6 +213,36 @@ def test_between_wakeups_deep_sleep_on_cells_only(tmp_path):
     assert machine.mem32[SLEEP_EN0] == gate.SLEEP_EN0 and machine.mem32[SCR] & 4
 
 
+def test_the_last_seconds_beeps_sound_through_deep_sleep(tmp_path):
+    """The last seconds' beeps start in wakeups that only render (app.Dues, View.played):
+    each sounds on with the PWM's clock kept on in the deep sleeps of its 40 ms, and the
+    clock is gated again once it ends."""
+    c = booted(tmp_path)
+    gate = c.module("sleepgate")
+    c.press("set")
+    c.run_ms(200)
+    for _ in range(8):  # Bullet 1+0 (presets.py)
+        c.press("plus")
+        c.run_ms(200)
+    c.press("play")
+    c.run_ms(500)
+    c.press("left")  # White's minute runs
+    c.run_ms(54_500)
+    sounding = quiet = 0
+    for _ in range(5_000):  # 54.6 .. 59.6 s: the beeps at 4, 3, 2, 1 s left
+        c.run_ms(1)
+        on = c.buzzer()[0]
+        en0 = machine.mem32[SLEEP_EN0]
+        if on:
+            sounding += 1
+            assert en0 == gate.SLEEP_EN0 | gate.PWM_EN0, hex(en0)
+        elif en0 == gate.SLEEP_EN0:
+            quiet += 1
+    assert c.app.ui.game.state == c.module("engine").RUNNING
+    assert 4 * 35 <= sounding <= 5 * 45, sounding
+    assert quiet > 4_500, quiet
+
+
 def test_asleep_on_cells_the_pwm_runs_only_while_the_buzzer_sounds(tmp_path):
     """The flag's sound plays on through the deep sleeps between its steps (sleepgate.py: the
     PWM's clock on while the buzzer sounds); silent, the PWM's clock is gated too."""
