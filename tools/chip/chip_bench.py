@@ -12,10 +12,13 @@ MicroPython rp2 inside rp2040js, driven only through the pins, and prints with p
   folder compactions come at their own pace (one compaction every two minutes or so);
 - the lag from the exact instant a display's text becomes true to the stop that ends the
   frame writing it, for mm:ss digits, the colon's beat, tenths and h:mm, and whether any
-  frame came early. The instant is the engine's, to the µs: the first ms at which the
-  app's own UI shows the text (asked on the chip of the run's twin, see onchip.py and
-  chip.Chip.twin), less the part of the ms before it at which the exact time left reached
-  the whole ms that text shows (onchip.exact_instants: up to 1 ms earlier);
+  frame came early; for mm:ss also the worst over PHASES, games started a quarter ms
+  apart (the lag holds the part of a ms from the exact instant to the whole ms the loop
+  wakes at, so the start's phase against the app's ms grid moves it by up to 1 ms). The
+  instant is the engine's, to the µs: the first ms at which the app's own UI shows the
+  text (asked on the chip of the run's twin, see onchip.py and chip.Chip.twin), less the
+  part of the ms before it at which the exact time left reached the whole ms that text
+  shows (onchip.exact_instants: up to 1 ms earlier);
 - the flag's exact instant (to the µs) to "FLAG" / " 0:0 " on the flagged side, and to the buzzer;
 - a lever's first closing edge to the LEDs, and to the last frame of either display, for
   levers that bounce (0.8-2 ms of chatter, several patterns, none for some) pressed at
@@ -68,6 +71,8 @@ MOVE_EVERY_MS = 1_700
 PLAY_MS = 60_000
 MMSS_MS = 300_000  # the journal's records, chunks and compactions at their own pace
 LAGS_MS = 30_000  # the display lags of the mm:ss run: its first 30 s
+PHASES = (0.0, 0.25, 0.5, 0.75)  # ms added before the first press: the start's phases
+PHASE_MS = 10_000  # each phase's game: 10 s of mm:ss
 HMM_MS = 150_000
 
 GOALS = {
@@ -77,6 +82,8 @@ GOALS = {
     "lag_beat": ("the colon's beat → its last byte (max)", "ms", 3.0),
     "lag_tenths": ("a tenths change → its last byte (max)", "ms", 3.0),
     "lag_hmm": ("an h:mm change → its last byte (max)", "ms", 3.0),
+    "lag_digit_phases": ("… a mm:ss digit change, games started at 4 phases (max)", "ms", 3.0),
+    "lag_beat_phases": ("… the colon's beat, games started at 4 phases (max)", "ms", 3.0),
     "early": ("frames written before their text was true", "", 0),
     "lag_flag": ('flag deadline → "FLAG" / " 0:0 " on the display', "ms", 3.0),
     "lag_flag_buzzer": ("flag deadline → the buzzer sounds", "ms", 3.0),
@@ -116,14 +123,16 @@ def mono_ms(t_ns, origin_us):
     return (t_ns // 1000 - origin_us) // 1000
 
 
-def start_game(s, preset):
-    """Boot, choose `preset`, Black (left) starts White's (right) clock. Returns the ms of
-    the lever edge."""
+def start_game(s, preset, phase_ms=0.0):
+    """Boot, choose `preset`, Black (left) starts White's (right) clock, `phase_ms` later
+    than it would. Returns the ms of the lever edge."""
     s.run_to(BOOT_MS)
     if preset:
         s.choose_preset(preset)
     else:
         s.run_ms(200)
+    if phase_ms:
+        s.run_ms(phase_ms)
     edge = s.t
     s.press("left")
     return edge
@@ -202,12 +211,12 @@ def inside(c, s, tr, edge_ms, out, where):
     return twin, probe(twin, "state(clock)")
 
 
-def untouched(c, preset, lead_ms, window_ms, out, where, lags_ms=0):
-    """Boot, start `preset`, let it run `lead_ms`, measure `window_ms`. Returns (trace,
-    t0_ns, t1_ns, twin session, twin state, lags of the running side's display over the
-    window's first `lags_ms`, or all of it)."""
+def untouched(c, preset, lead_ms, window_ms, out, where, lags_ms=0, phase_ms=0.0):
+    """Boot, start `preset` (`phase_ms` late), let it run `lead_ms`, measure `window_ms`.
+    Returns (trace, t0_ns, t1_ns, twin session, twin state, lags of the running side's
+    display over the window's first `lags_ms`, or all of it)."""
     with c.session() as s:
-        edge = start_game(s, preset)
+        edge = start_game(s, preset, phase_ms)
         s.run_to(edge + lead_ms)
         t0 = s.t * MS
         s.run_to(edge + lead_ms + window_ms)
@@ -230,6 +239,26 @@ def run_mmss(c, out):
     out["render_wakeup_ms"] = sum(e - b for b, e in wakes) / len(wakes) / 1e6 if wakes else 0
     _lags(out, lags, "digit")
     _lags(out, lags, "beat")
+
+
+def run_phases(c, out):
+    """The mm:ss lags of games started at each of PHASES: the worst a player meets."""
+    digit, beat = [], []
+    for phase in PHASES:
+        where = "mm:ss at +%.2f ms" % phase
+        _tr, _t0, _t1, twin, _st, lags = untouched(
+            c, RAPID_15_10, 3_000, PHASE_MS, out, where, 0, phase
+        )
+        twin.close()
+        one = {}
+        _lags(one, lags, "digit")
+        _lags(one, lags, "beat")
+        out["early"] = out.get("early", 0) + one["early"]
+        digit.append(one["lag_digit"])
+        beat.append(one["lag_beat"])
+    out["lag_digit_phases"] = None if None in digit else max(digit)
+    out["lag_beat_phases"] = None if None in beat else max(beat)
+    out["lag_digit_by_phase"] = digit
 
 
 def run_tenths(c, out):
@@ -435,7 +464,7 @@ def _lags(out, lags, kind, name=None):
     out["n_%s" % name] = len(rows)
 
 
-SCENARIOS = (run_heap, run_mmss, run_tenths, run_hmm, run_play, run_flag, run_stamps)
+SCENARIOS = (run_heap, run_mmss, run_phases, run_tenths, run_hmm, run_play, run_flag, run_stamps)
 
 
 def in_parallel(tasks, jobs):
