@@ -88,6 +88,15 @@ _LED_PULSE_MS = const(60)
 _LED_PERIOD_MS = const(2_000)
 
 
+def _phase(rs, d, rising):
+    """ms since the running side's counting time last reached an even second: its delay `d`
+    while that lasts, else `rs`, the time left (`rising`: the stopwatch's, which counts up);
+    0 .. _LED_PERIOD_MS - 1, growing 1 ms a ms (the LED's flash, GameScreen._pulse)."""
+    if rising:
+        return rs % _LED_PERIOD_MS
+    return -(d or rs) % _LED_PERIOD_MS
+
+
 class GameScreen(Screen):
     def __init__(self, ui):
         super().__init__(ui)
@@ -331,16 +340,10 @@ class GameScreen(Screen):
         from each time its counting time reaches an even second, off otherwise (3 % of the
         time: the cells' season; seen from across the hall all the same). The flash comes
         with a change of the seconds' digits, so it needs no wakeup of its own."""
-        if now - self.game.turn_start >= _LED_PULSE_MS and self._phase(rs) >= _LED_PULSE_MS:
+        if now - self.game.turn_start < _LED_PULSE_MS:
+            return
+        if _phase(rs, self._d, not self._up) >= _LED_PULSE_MS:
             self.ui.leds = 0
-
-    def _phase(self, rs):
-        """ms since the running side's counting time (its delay while that lasts, else `rs`,
-        the time left; the stopwatch's rises) last reached an even second, as the last
-        render found it (`_d`): 0 .. _LED_PERIOD_MS - 1, growing 1 ms a ms."""
-        if not self._up:
-            return rs % _LED_PERIOD_MS
-        return -(self._d or rs) % _LED_PERIOD_MS
 
     def _prompting(self):
         """True while the refused-press prompt shows (off the running clock's path)."""
@@ -517,7 +520,7 @@ class GameScreen(Screen):
         if self._flash and not (g.flagged[0] or g.flagged[1]):
             # The LED's next edge (see _pulse): its counting time's pulse ends, or the next
             # one starts, or the turn's own pulse ends (no later than the real edge)
-            p = (rs if stopwatch else -(d or rs)) % _LED_PERIOD_MS
+            p = _phase(rs, d, stopwatch)
             n = now + (_LED_PULSE_MS - p if p < _LED_PULSE_MS else _LED_PERIOD_MS - p)
             e = g.turn_start + _LED_PULSE_MS
             if now < e < n:
