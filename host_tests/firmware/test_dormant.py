@@ -7,6 +7,7 @@ dormant."""
 
 import machine
 import pytest
+from test_firmware_e2e import BULLET_1_0, choose_preset
 
 from simboard.firmware import BUTTON, LEVER, SimulatedClock
 
@@ -219,13 +220,7 @@ def test_the_last_seconds_beeps_sound_through_deep_sleep(tmp_path):
     clock is gated again once it ends."""
     c = booted(tmp_path)
     gate = c.module("sleepgate")
-    c.press("set")
-    c.run_ms(200)
-    for _ in range(8):  # Bullet 1+0 (presets.py)
-        c.press("plus")
-        c.run_ms(200)
-    c.press("play")
-    c.run_ms(500)
+    choose_preset(c, BULLET_1_0)
     c.press("left")  # White's minute runs
     c.run_ms(54_500)
     sounding = quiet = 0
@@ -248,13 +243,7 @@ def test_asleep_on_cells_the_pwm_runs_only_while_the_buzzer_sounds(tmp_path):
     PWM's clock on while the buzzer sounds); silent, the PWM's clock is gated too."""
     c = booted(tmp_path)
     gate = c.module("sleepgate")
-    c.press("set")
-    c.run_ms(200)
-    for _ in range(8):  # Bullet 1+0 (presets.py)
-        c.press("plus")
-        c.run_ms(200)
-    c.press("play")
-    c.run_ms(500)
+    choose_preset(c, BULLET_1_0)
     c.press("left")  # White's minute runs out
     seen = []
     for ms in (30_000, 60_400, 60_900, 64_000):
